@@ -72,6 +72,33 @@ function promptProblem(messages: unknown): string | null {
   return null;
 }
 
+/** The statistics a run charges and replays (what the summarizer spent), which a result must give. */
+const SPEND_STATS = ["llmCalls", "llmInputTokens", "llmOutputTokens"] as const;
+/** The other statistics, checked when given. */
+const OTHER_STATS = ["messagesIn", "tokensIn", "messagesOut", "tokensOut", "durationMs", "compressionRatio"] as const;
+
+const isCount = (x: unknown): boolean => typeof x === "number" && Number.isFinite(x) && x >= 0;
+
+/** What makes a projection's result other than a CompactionResult the run can charge and keep (its messages and state are checked apart), or null. */
+function resultProblem(result: unknown): string | null {
+  if (typeof result !== "object" || result === null || Array.isArray(result)) return `a result that is not an object (${result === null ? "null" : Array.isArray(result) ? "a list" : typeof result}; expected { messages, state, stats, events })`;
+  const { stats, events } = result as { stats?: unknown; events?: unknown };
+  if (typeof stats !== "object" || stats === null || Array.isArray(stats)) return `stats that are not an object (${stats === null ? "null" : Array.isArray(stats) ? "a list" : typeof stats}; expected CompactionStats)`;
+  for (const key of SPEND_STATS) {
+    const v = (stats as Record<string, unknown>)[key];
+    if (!isCount(v)) return `${v === undefined ? `stats without ${key}` : `stats.${key} of ${typeof v === "number" ? String(v) : `type ${typeof v}`}`} (expected a count: what the strategy's own model calls spent, 0 for none)`;
+  }
+  for (const key of OTHER_STATS) {
+    const v = (stats as Record<string, unknown>)[key];
+    if (v !== undefined && !isCount(v)) return `stats.${key} of ${typeof v === "number" ? String(v) : `type ${typeof v}`} (expected a non-negative number)`;
+  }
+  if (!Array.isArray(events)) return `events that are not a list (${events === null ? "null" : typeof events}; expected CompactionEvent[], [] for none)`;
+  for (const [i, e] of events.entries()) {
+    if (typeof e !== "object" || e === null || typeof (e as { kind?: unknown }).kind !== "string") return `event ${i + 1} that is not one (expected { kind, detail? })`;
+  }
+  return null;
+}
+
 export interface BuiltPrompt {
   messages: TextMessage[];
   /** The full-history view the strategy projected (what the prompt is measured against). */
@@ -98,7 +125,7 @@ export async function buildPrompt(input: ViewInput, viewOptions: ViewOptions, st
     context.state === undefined ? strategy.initialState() : context.state,
     { ...(llm === undefined ? {} : { llm }), ...(context.signal === undefined ? {} : { signal: context.signal }) },
   );
-  const wrong = promptProblem(result.messages);
+  const wrong = resultProblem(result) ?? promptProblem(result.messages);
   if (wrong !== null) throw new StrategyResultError(wrong);
   // Strategies keep the stored messages' text; summaries they add are text too. Host text may hold
   // half of a surrogate pair (a printed title cut inside an emoji, a tool's error, the mission's

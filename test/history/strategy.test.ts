@@ -98,7 +98,7 @@ describe("a bad history option given to run", () => {
 // could not be read back (`at trace.settings.strategy.name`); one missing initialState ended
 // the run mid-way with internal_error. Both are refused up front, naming what is missing.
 describe("a custom strategy object that is not whole", () => {
-  const project = async (c: { messages: unknown[] }, state: unknown) => ({ messages: c.messages, state, stats: { durationMs: 0 }, events: [] });
+  const project = async (c: { messages: unknown[] }, state: unknown) => ({ messages: c.messages, state, stats: { durationMs: 0, llmCalls: 0, llmInputTokens: 0, llmOutputTokens: 0 }, events: [] });
   const cases: Array<[string, Record<string, unknown>, RegExp]> = [
     ["without a name", { options: {}, usesLlm: false, initialState: () => null, project }, /^history: compaction: a strategy object's name must be a non-empty string, got undefined$/],
     ["with an empty name", { name: "", options: {}, usesLlm: false, initialState: () => null, project }, /^history: compaction: a strategy object's name must be a non-empty string, got a string of 0 characters$/],
@@ -132,7 +132,7 @@ describe("a custom strategy object that is not whole", () => {
   ])("whose project gives a state holding %s ends the run with internal_error naming where, before the model is asked", async (_, state, where) => {
     const agent = SubAgent.create({ prompt: "Add up." });
     const llm = scriptedLlm([code("(return 1)")]);
-    const history = { name: "mine", usesLlm: false, initialState: () => null, project: async (c: { messages: unknown[] }) => ({ messages: c.messages, state: state(), stats: { durationMs: 0 }, events: [] }) };
+    const history = { name: "mine", usesLlm: false, initialState: () => null, project: async (c: { messages: unknown[] }) => ({ messages: c.messages, state: state(), stats: { durationMs: 0, llmCalls: 0, llmInputTokens: 0, llmOutputTokens: 0 }, events: [] }) };
     const step = await SubAgent.run(agent, { llm, history: history as never, isolation: "none" });
     expect(step.fail).toEqual({ reason: "internal_error", message: `internal error: the history strategy "mine" gave a state that is not JSON (${where}) building the prompt of turn 1` });
     expect(llm.requests).toHaveLength(0);
@@ -151,7 +151,30 @@ describe("a custom strategy object that is not whole", () => {
   ])("whose project gives %s ends the run with internal_error saying so, before the model is asked", async (_, messages, what) => {
     const agent = SubAgent.create({ prompt: "Add up." });
     const llm = scriptedLlm([code("(return 1)")]);
-    const history = { name: "mine", usesLlm: false, initialState: () => null, project: async (c: { messages: unknown[] }) => ({ messages: messages(c.messages), state: null, stats: { durationMs: 0 }, events: [] }) };
+    const history = { name: "mine", usesLlm: false, initialState: () => null, project: async (c: { messages: unknown[] }) => ({ messages: messages(c.messages), state: null, stats: { durationMs: 0, llmCalls: 0, llmInputTokens: 0, llmOutputTokens: 0 }, events: [] }) };
+    const step = await SubAgent.run(agent, { llm, history: history as never, isolation: "none" });
+    expect(step.fail).toEqual({ reason: "internal_error", message: `internal error: the history strategy "mine" gave ${what} building the prompt of turn 1` });
+    expect(llm.requests).toHaveLength(0);
+  });
+
+  // A result without stats or events, or with them of the wrong type, failed as "the history
+  // strategy threw building the prompt" (our own TypeError), which it had not; stats without
+  // their spend (llmCalls, ...) ran on and were kept, which a resume's nested spending summed as NaN.
+  const spend = { durationMs: 0, llmCalls: 0, llmInputTokens: 0, llmOutputTokens: 0 };
+  it.each<[string, (m: unknown[]) => unknown, string]>([
+    ["no result", () => null, "a result that is not an object (null; expected { messages, state, stats, events })"],
+    ["no stats", (m) => ({ messages: m, state: null, events: [] }), "stats that are not an object (undefined; expected CompactionStats)"],
+    ["stats that are a number", (m) => ({ messages: m, state: null, stats: 5, events: [] }), "stats that are not an object (number; expected CompactionStats)"],
+    ["stats without their spend", (m) => ({ messages: m, state: null, stats: { durationMs: 0 }, events: [] }), "stats without llmCalls (expected a count: what the strategy's own model calls spent, 0 for none)"],
+    ["a spend that is text", (m) => ({ messages: m, state: null, stats: { ...spend, llmInputTokens: "12" }, events: [] }), "stats.llmInputTokens of type string (expected a count: what the strategy's own model calls spent, 0 for none)"],
+    ["a token count that is negative", (m) => ({ messages: m, state: null, stats: { ...spend, tokensOut: -3 }, events: [] }), "stats.tokensOut of -3 (expected a non-negative number)"],
+    ["no events", (m) => ({ messages: m, state: null, stats: spend }), "events that are not a list (undefined; expected CompactionEvent[], [] for none)"],
+    ["events that are text", (m) => ({ messages: m, state: null, stats: spend, events: "compacted" }), "events that are not a list (string; expected CompactionEvent[], [] for none)"],
+    ["an event without a kind", (m) => ({ messages: m, state: null, stats: spend, events: [{ kind: "compacted" }, 5] }), "event 2 that is not one (expected { kind, detail? })"],
+  ])("whose project gives %s ends the run with internal_error naming it, before the model is asked", async (_, result, what) => {
+    const agent = SubAgent.create({ prompt: "Add up." });
+    const llm = scriptedLlm([code("(return 1)")]);
+    const history = { name: "mine", usesLlm: false, initialState: () => null, project: async (c: { messages: unknown[] }) => result(c.messages) };
     const step = await SubAgent.run(agent, { llm, history: history as never, isolation: "none" });
     expect(step.fail).toEqual({ reason: "internal_error", message: `internal error: the history strategy "mine" gave ${what} building the prompt of turn 1` });
     expect(llm.requests).toHaveLength(0);
@@ -167,7 +190,7 @@ describe("a custom strategy object that is not whole", () => {
   ])("whose cacheBreakpoints %s ends the run with internal_error, before the model is asked", async (_, cacheBreakpoints, message) => {
     const agent = SubAgent.create({ prompt: "Add up." });
     const llm = scriptedLlm([{ content: code("(return 1)"), model: "claude-sonnet-4-5" }]);
-    const history = { name: "mine", usesLlm: false, initialState: () => null, project: async (c: { messages: unknown[] }, state: null) => ({ messages: c.messages, state, stats: { durationMs: 0 }, events: [] }), cacheBreakpoints };
+    const history = { name: "mine", usesLlm: false, initialState: () => null, project: async (c: { messages: unknown[] }, state: null) => ({ messages: c.messages, state, stats: { durationMs: 0, llmCalls: 0, llmInputTokens: 0, llmOutputTokens: 0 }, events: [] }), cacheBreakpoints };
     const step = await SubAgent.run(agent, { llm, history: history as never, isolation: "none" });
     expect(step.fail).toEqual({ reason: "internal_error", message: `internal error: ${message}` });
     expect(llm.requests).toHaveLength(0);
