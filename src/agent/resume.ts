@@ -34,6 +34,9 @@ import { answersItself, claimRecord, parseOwn, recordedFailure, tool, type Tool,
 import type { ToolCallTrace, Turn } from "../trace/trace.js";
 import { approvalDecisionSchema, readRunState, ResumeError, RUN_STATE_FORMAT, RUN_STATE_VERSION, type RunState, type SavedDefinition, savedMemorySchema } from "../trace/run-state.js";
 
+/** Why a state cannot be resumed, as every refusal of resume says it. */
+const refused = (why: string): ResumeError => new ResumeError(`resume: ${why}`);
+
 /** Settings that shaped the saved prompts and feedback (the agent's, merged with the run's). */
 export interface SaveOptions {
   compressHistory?: boolean;
@@ -227,7 +230,7 @@ export async function resumeRun(agent: Agent, savedState: RunState, resumeOption
   // Claimed before the first await, so a second resume of the same pause started meanwhile sees it.
   const key = pauseOf(savedState);
   const claim = resumed.get(key);
-  if (claim !== undefined) throw new ResumeError(claim === "running" ? RESUMING : RESUMED);
+  if (claim !== undefined) throw refused(claim === "running" ? RESUMING : RESUMED);
   resumed.set(key, "running");
   let ran = false;
   try {
@@ -258,44 +261,44 @@ function pauseOf(state: RunState): object {
  * once one of them ran, the state is spent: what ran is in the step that resume gave.
  */
 const resumed = new WeakMap<object, "running" | "done">();
-const RESUMING = "resume: this paused state is being resumed already: a second resume would run its approved calls again; wait for the first and continue from the step it gives";
-const RESUMED = "resume: this paused state was resumed already, and its approved calls ran then: continue from the step that resume gave (step.paused.state, or saveRun(step, agent))";
+const RESUMING = "this paused state is being resumed already: a second resume would run its approved calls again; wait for the first and continue from the step it gives";
+const RESUMED = "this paused state was resumed already, and its approved calls ran then: continue from the step that resume gave (step.paused.state, or saveRun(step, agent))";
 
 /** The resume itself: its step, and whether a call of the paused turn ran live. */
 async function resumeState(agent: Agent, state: RunState, resumeOptions: ResumeOptions): Promise<{ step: Step; ran: boolean }> {
   const read = readRunOptions(resumeOptions ?? {}, ["approvals"]);
-  if (typeof read === "string") throw new ResumeError(`resume: ${read}`);
+  if (typeof read === "string") throw refused(`${read}`);
   const { approvals: decisions, ...options } = read;
   // Checked before they are merged with the saved settings: a view that is not an object (a Map, a number, null) spread into them was read as no view options.
   checkInheritable(pickInheritable(options), (message) => {
-    throw new ResumeError(`resume: ${message}; nothing ran, and the saved state is still the one to resume`);
+    throw refused(`${message}; nothing ran, and the saved state is still the one to resume`);
   });
   // A Map or a list of decisions was read as no decisions (copied as {}), null threw a TypeError.
   if (decisions !== undefined && !isPlainObject(decisions)) {
     const expected = 'an object of decisions by request id ({ "turn-2-call-1": { approved: true } })';
-    throw new ResumeError(`resume: ${(decisions as unknown) instanceof Map ? `options.approvals must be ${expected}, got a Map: pass Object.fromEntries(map)` : mustBe("options.approvals", expected, decisions)}`);
+    throw refused(`${(decisions as unknown) instanceof Map ? `options.approvals must be ${expected}, got a Map: pass Object.fromEntries(map)` : mustBe("options.approvals", expected, decisions)}`);
   }
-  if (state.outcome.ok) throw new ResumeError("the saved run already returned a value; there is nothing to resume");
-  if (state.outcome.reason === "failed") throw new ResumeError(`the saved run ended with (fail ...): ${state.outcome.message}`);
+  if (state.outcome.ok) throw refused("the saved run already returned a value; there is nothing to resume");
+  if (state.outcome.reason === "failed") throw refused(`the saved run ended with (fail ...): ${state.outcome.message}`);
   // Its options were refused before its task was built: no turn to replay, no task to check one against.
-  if (state.outcome.reason === "invalid_input") throw new ResumeError(`the saved run ended before its first turn (invalid_input: ${state.outcome.message}); there is nothing to resume: run the agent again`);
+  if (state.outcome.reason === "invalid_input") throw refused(`the saved run ended before its first turn (invalid_input: ${state.outcome.message}); there is nothing to resume: run the agent again`);
   const saved = state.trace.turns;
   const cut = cutTurn(state);
   for (const { turn, call, result, whole } of state.hiddenResults ?? []) {
     const record = saved[turn - 1]?.toolCalls[call];
-    if (record === undefined) throw new ResumeError(`resume: the saved state's hiddenResults name call ${call + 1} of turn ${turn}, which its trace does not hold`);
+    if (record === undefined) throw refused(`the saved state's hiddenResults name call ${call + 1} of turn ${turn}, which its trace does not hold`);
     holdResult(record, { result, whole: whole === true });
   }
   const approvals = await approvalSetup(agent, state, decisions, cut);
   // The turns saved whole; a paused or cut turn runs again.
   const whole = saved.length - (state.paused === undefined && cut === 0 ? 0 : 1);
-  if (whole >= agent.maxTurns) throw new ResumeError(`the saved run used ${saved.length} of the agent's ${agent.maxTurns} turns; resume with an agent that allows more`);
+  if (whole >= agent.maxTurns) throw refused(`the saved run used ${saved.length} of the agent's ${agent.maxTurns} turns; resume with an agent that allows more`);
   // The paused turn runs again; as the final turn its tools are withdrawn, and the calls it paused on (approved or not) would fail instead of running.
   if (state.paused !== undefined && saved.length >= agent.maxTurns && withdraws(agent)) {
-    throw new ResumeError(`the saved run paused in turn ${saved.length}, which is the final turn of the agent's ${agent.maxTurns}, where its tools are withdrawn: the calls waiting for approval could not run; resume with an agent that allows more turns`);
+    throw refused(`the saved run paused in turn ${saved.length}, which is the final turn of the agent's ${agent.maxTurns}, where its tools are withdrawn: the calls waiting for approval could not run; resume with an agent that allows more turns`);
   }
   const live = options.llm ?? agent.options.llm;
-  if (live === undefined) throw new ResumeError("no llm: pass { llm } to serve the turns after the saved ones");
+  if (live === undefined) throw refused("no llm: pass { llm } to serve the turns after the saved ones");
   // The saved run's prompt settings and history strategy carry over unless the options say otherwise.
   const { compressHistory, printlnHistoryLimit, ...view } = state.view;
   const history = options.history ?? (options.compressHistory === undefined ? state.history?.strategy : undefined);
@@ -304,7 +307,7 @@ async function resumeState(agent: Agent, state: RunState, resumeOptions: ResumeO
   try {
     strategy = historyStrategy({ ...agent.options, ...run, view: { ...agent.options.view, ...run.view } });
   } catch (e) {
-    throw new ResumeError(`resume: the saved run's history strategy cannot be rebuilt: ${(e as Error).message}`);
+    throw refused(`the saved run's history strategy cannot be rebuilt: ${(e as Error).message}`);
   }
   const replay = new Replay(saved, state, agent, run, live, strategy, approvals.paused?.turn ?? 0, cut);
   const replaying = create({
@@ -325,17 +328,17 @@ async function resumeState(agent: Agent, state: RunState, resumeOptions: ResumeO
   // step: saved, that step would run the rest again live (with the context that differs).
   if (!step.ok && replay.mismatch !== undefined && step.turns.length < saved.length) throw new ResumeError(`${replay.mismatch}; nothing ran, and the saved state is still the one to resume`);
   // Options the run refuses end it before anything ran, with no turn: saved, that step would lose the saved turns.
-  if (!step.ok && step.fail.reason === "invalid_input") throw new ResumeError(`resume: ${step.fail.message}; nothing ran, and the saved state is still the one to resume`);
+  if (!step.ok && step.fail.reason === "invalid_input") throw refused(`${step.fail.message}; nothing ran, and the saved state is still the one to resume`);
   if (!step.ok && saved.length > 0 && (replay.reached <= whole || pausedUntouched)) {
     const reason = step.fail.reason;
     if (reason === "token_budget_exceeded") {
-      throw new ResumeError(`resume: the saved turns spent the run's tokenBudget of ${String(run.tokenBudget)} before they were replayed (${step.fail.message}); nothing ran, and the saved state is still the one to resume, with a larger budget`);
+      throw refused(`the saved turns spent the run's tokenBudget of ${String(run.tokenBudget)} before they were replayed (${step.fail.message}); nothing ran, and the saved state is still the one to resume, with a larger budget`);
     }
     if (reason === "aborted" || reason === "deadline_exceeded") {
-      throw new ResumeError(`resume: the run was ${reason === "aborted" ? "aborted" : "past its deadline"} before its saved turns were replayed; nothing ran, and the saved state is still the one to resume`);
+      throw refused(`the run was ${reason === "aborted" ? "aborted" : "past its deadline"} before its saved turns were replayed; nothing ran, and the saved state is still the one to resume`);
     }
     if (reason === "internal_error") {
-      throw new ResumeError(`resume: the run ended before its saved turns were replayed (${step.fail.message}); nothing ran, and the saved state is still the one to resume`);
+      throw refused(`the run ended before its saved turns were replayed (${step.fail.message}); nothing ran, and the saved state is still the one to resume`);
     }
   }
   // The cut turn cut again: its record holds the calls this attempt reached; the saved calls it
@@ -389,7 +392,7 @@ function cutTurn(state: RunState): number {
   if (state.outcome.ok || state.paused !== undefined || last === undefined || last.status === "paused") return 0;
   if (!isCut(state.outcome.reason, last)) return 0;
   const lost = last.toolCalls.find((c) => c.result === undefined && c.error === undefined);
-  if (lost !== undefined) throw new ResumeError(`resume: turn ${last.number} was cut short after its call of tool/${lost.name} had finished, and the call's result was not recorded; resuming would run it again (with hidden context, a worker keeps its calls' results until the program ends, and the cut ended it: a run with isolation "none" records them)`);
+  if (lost !== undefined) throw refused(`turn ${last.number} was cut short after its call of tool/${lost.name} had finished, and the call's result was not recorded; resuming would run it again (with hidden context, a worker keeps its calls' results until the program ends, and the cut ended it: a run with isolation "none" records them)`);
   return last.number;
 }
 
@@ -414,7 +417,7 @@ async function approvalSetup(agent: Agent, state: RunState, decisions: Readonly<
   const save = (step: Step): RunState => saveRun(step, agent);
   if (paused === undefined) {
     if (saved.at(-1)?.status === "paused") throw new ResumeError("not a ptc-lisp run state: its last turn paused for approval, but it holds no requests");
-    if (ids.length > 0) throw new ResumeError(`resume: the saved run is not waiting for approval, so the decision for "${ids[0]}" applies to nothing`);
+    if (ids.length > 0) throw refused(`the saved run is not waiting for approval, so the decision for "${ids[0]}" applies to nothing`);
     // A cut turn's calls that run again live are asked for approval as in any live turn.
     const calls = cut === 0 ? [] : saved[cut - 1].toolCalls;
     const finishedCalls = new Set(calls.flatMap((c, i) => (finished(c) ? [i] : [])));
@@ -437,22 +440,22 @@ async function approvalSetup(agent: Agent, state: RunState, decisions: Readonly<
   for (const id of ids) {
     const request = waiting.get(id);
     const given = earlier.get(id);
-    if (given !== undefined) throw new ResumeError(`resume: ${id} was decided (${given.approved ? "approved" : "rejected"}) at an earlier resume, and the decision stands; the saved run waits for ${paused.approvals.map((a) => `${a.id} (tool/${a.tool})`).join(", ")}`);
-    if (request === undefined) throw new ResumeError(`resume: no call waits for approval under the id "${id}"; the saved run waits for ${paused.approvals.map((a) => `${a.id} (tool/${a.tool})`).join(", ")}`);
+    if (given !== undefined) throw refused(`${id} was decided (${given.approved ? "approved" : "rejected"}) at an earlier resume, and the decision stands; the saved run waits for ${paused.approvals.map((a) => `${a.id} (tool/${a.tool})`).join(", ")}`);
+    if (request === undefined) throw refused(`no call waits for approval under the id "${id}"; the saved run waits for ${paused.approvals.map((a) => `${a.id} (tool/${a.tool})`).join(", ")}`);
     let checked: ReturnType<typeof approvalDecisionSchema.safeParse>;
     try {
       checked = approvalDecisionSchema.safeParse(decisions[id]);
     } catch {
       // A getter or Proxy trap of the host's: its text may quote a secret.
-      throw new ResumeError(`resume: the decision for ${id} could not be read (reading it threw)`);
+      throw refused(`the decision for ${id} could not be read (reading it threw)`);
     }
-    if (!checked.success) throw new ResumeError(`resume: the decision for ${id} must be { approved: true, args? } or { approved: false, reason? }`);
+    if (!checked.success) throw refused(`the decision for ${id} must be { approved: true, args? } or { approved: false, reason? }`);
     const decision = checked.data as ApprovalDecision;
     const t = agent.tools[request.tool] as Tool | undefined;
-    if (t === undefined) throw new ResumeError(`resume: the agent has no tool/${request.tool}, which the saved run paused on (${id})`);
+    if (t === undefined) throw refused(`the agent has no tool/${request.tool}, which the saved run paused on (${id})`);
     if (decision.approved && decision.args !== undefined) {
       const problem = await argumentProblem(t, decision.args);
-      if (problem !== undefined) throw new ResumeError(`resume: the edited arguments for ${id} (tool/${request.tool}) are invalid: ${problem}; the run is still paused`);
+      if (problem !== undefined) throw refused(`the edited arguments for ${id} (tool/${request.tool}) are invalid: ${problem}; the run is still paused`);
     }
     out.set(id, decision);
   }
@@ -641,7 +644,7 @@ class Replay {
     const expected = await this.expected(n);
     // The first live prompt may hold summaries written just now: then only its latest message is known.
     if (this.expectedSummaries.overrun > asked) {
-      if (sent.at(-1)?.content !== expected.at(-1)?.content) throw new ResumeError(`resume: replaying turn ${n - 1} did not reproduce the saved run: its feedback differs (a different context, agent or tool?)`);
+      if (sent.at(-1)?.content !== expected.at(-1)?.content) throw refused(`replaying turn ${n - 1} did not reproduce the saved run: its feedback differs (a different context, agent or tool?)`);
       return;
     }
     const saved = this.unchanged && n <= this.saved.length ? this.saved[n - 1].messages : undefined;
@@ -664,7 +667,7 @@ class Replay {
       }
     }
     if (n === this.saved.length && this.unchanged && this.state.history !== undefined && !isDeepStrictEqual(this.expectedState ?? null, this.state.history.state)) {
-      throw new ResumeError("resume: the history strategy's state rebuilt from the saved turns differs from the saved one");
+      throw refused("the history strategy's state rebuilt from the saved turns differs from the saved one");
     }
   }
 

@@ -488,7 +488,7 @@ describe("tool approvals: refusals", () => {
     const shorter = SubAgent.create({ prompt: "Mail people.", tools: w.tools, maxTurns: 2 });
     const llm = scriptedLlm([code("(return 1)")]);
     await expect(SubAgent.resume(shorter, saveRun(step, w.agent), { llm, isolation: "none", approvals: { "turn-2-call-1": { approved: true } } })).rejects.toThrow(
-      new ResumeError("the saved run paused in turn 2, which is the final turn of the agent's 2, where its tools are withdrawn: the calls waiting for approval could not run; resume with an agent that allows more turns"),
+      new ResumeError("resume: the saved run paused in turn 2, which is the final turn of the agent's 2, where its tools are withdrawn: the calls waiting for approval could not run; resume with an agent that allows more turns"),
     );
     expect(llm.requests).toHaveLength(0);
     const longer = SubAgent.create({ prompt: "Mail people.", tools: w.tools, maxTurns: 3 });

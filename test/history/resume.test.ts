@@ -4,10 +4,11 @@ import { describe, expect, it, vi } from "vitest";
 import { z } from "zod";
 import { scriptedLlm } from "../../src/llm/scripted.js";
 import type { Llm } from "../../src/llm/types.js";
-import { restoreMemory, resumeRun, saveMemory, saveRun, stateView } from "../../src/agent/resume.js";
+import { restoreMemory, resumeRun, saveMemory, saveRun, stateView, type ResumeOptions } from "../../src/agent/resume.js";
 import { ResumeError, runStateFromJson, runStateToJson, type RunState } from "../../src/trace/run-state.js";
 import { traceFromJson, traceToJson } from "../../src/trace/serialize.js";
 import { SubAgent } from "../../src/agent/subagent.js";
+import type { Agent } from "../../src/agent/types.js";
 import { tool } from "../../src/agent/tools.js";
 import { compressedView } from "../../src/history/compressed.js";
 import { fullView } from "../../src/history/full.js";
@@ -719,9 +720,26 @@ describe("resume given what is not a run state", () => {
     expect(refused.fail?.reason).toBe("invalid_input");
     const llm = scriptedLlm([clj("Done.", "(return 1)")]);
     await expect(SubAgent.resume(agent, saveRun(refused, agent), { llm })).rejects.toThrow(
-      new ResumeError("the saved run ended before its first turn (invalid_input: deadlineMs must be a positive number, got -1); there is nothing to resume: run the agent again"),
+      new ResumeError("resume: the saved run ended before its first turn (invalid_input: deadlineMs must be a positive number, got -1); there is nothing to resume: run the agent again"),
     );
     expect(llm.requests).toHaveLength(0);
+  });
+
+  // Six refusals said "the saved run used 3 of the agent's 2 turns; ..." where every other began "resume: ".
+  it.each<[string, (agent: Agent) => Promise<[Agent, RunState, ResumeOptions]>, string]>([
+    ["a run that returned", async (a) => [a, saveRun(await SubAgent.run(a, { llm: scriptedLlm([clj("Done.", "(return 1)")]) }), a), { llm: scriptedLlm([]) }], "the saved run already returned a value; there is nothing to resume"],
+    ["a run that failed", async (a) => [a, saveRun(await SubAgent.run(a, { llm: scriptedLlm([clj("No.", '(fail "no data")')]) }), a), { llm: scriptedLlm([]) }], "the saved run ended with (fail ...): no data"],
+    ["a run whose options were refused", async (a) => [a, saveRun(await SubAgent.run(a, { llm: scriptedLlm([]), deadlineMs: -1 }), a), { llm: scriptedLlm([]) }], "the saved run ended before its first turn (invalid_input: deadlineMs must be a positive number, got -1); there is nothing to resume: run the agent again"],
+    ["an agent with fewer turns", async (a) => {
+      const three = SubAgent.create({ prompt: "Count.", maxTurns: 4, isolation: "none" });
+      const stopped = await SubAgent.run(three, { llm: scriptedLlm([clj("1.", "(def a 1)"), clj("2.", "(def b 2)"), clj("3.", "(def c 3)")]) });
+      return [a, saveRun(stopped, three), { llm: scriptedLlm([]) }];
+    }, "the saved run used 3 of the agent's 3 turns; resume with an agent that allows more"],
+    ["no llm", async (a) => [a, saveRun(await SubAgent.run(a, { llm: scriptedLlm([clj("1.", "(def a 1)")]) }), a), {}], "no llm: pass { llm } to serve the turns after the saved ones"],
+  ])("refuses %s with a message that says resume", async (_, make, message) => {
+    const agent = SubAgent.create({ prompt: "Count.", maxTurns: 3, isolation: "none" });
+    const [to, state, options] = await make(agent);
+    await expect(SubAgent.resume(to, state, options)).rejects.toThrow(new ResumeError(`resume: ${message}`));
   });
 
   it("takes no options when the agent has its llm", async () => {
