@@ -97,11 +97,7 @@ export function saveRun(step: Step, agent: Agent, given: SaveOptions = {}): RunS
   const options = given ?? {};
   // Checked as the state's reader checks it: a state it refuses could never be resumed.
   if (options.maxPrintChars !== undefined && !maxPrintCharsSchema.safeParse(options.maxPrintChars).success) throw new TypeError(`maxPrintChars must be a positive number, got ${typeof options.maxPrintChars === "string" ? JSON.stringify(options.maxPrintChars) : String(options.maxPrintChars)}`);
-  // The state is the host's to keep, apart from the step: a host redacting the turns it logs
-  // (step.turns, in place) must not change what a resume replays, nor the other way round.
-  const trace = ownCopy(step.trace);
-  // Every state of one pause (step.paused.state, each saveRun of the step) is one pause to resume once.
-  pauses.set(trace, pauses.get(step.trace) ?? step.trace);
+  const trace = step.trace;
   const recorded = trace.settings;
   const view = resolveViewOptions(recorded === undefined ? agent.options : recorded.view, options);
   const maxPrintChars = options.maxPrintChars ?? recorded?.maxPrintChars ?? agent.options.maxPrintChars ?? DEFAULT_MAX_PRINT_CHARS;
@@ -121,31 +117,28 @@ export function saveRun(step: Step, agent: Agent, given: SaveOptions = {}): RunS
   };
   // The results the records show hidden parts of: a replayed call answers with what the program had.
   const hiddenResults: NonNullable<RunState["hiddenResults"]> = [];
-  // Read off the step's own records: the held results are kept by record.
-  step.trace.turns.forEach((t, i) =>
+  trace.turns.forEach((t, i) =>
     t.toolCalls.forEach((c, call) => {
       const held = heldResult(c);
       if (held !== undefined) hiddenResults.push(held.whole ? { turn: i + 1, call, result: held.result, whole: true } : { turn: i + 1, call, result: held.result });
     }),
   );
-  if (hiddenResults.length > 0) state.hiddenResults = ownCopy(hiddenResults);
+  if (hiddenResults.length > 0) state.hiddenResults = hiddenResults;
   if (step.paused !== undefined) {
     const { approvals, held, decided } = step.paused;
-    state.paused = ownCopy({ approvals, held, ...(decided === undefined ? {} : { decided }) });
+    state.paused = { approvals, held, ...(decided === undefined ? {} : { decided }) };
   }
-  const compressed = stateView(state, "compressed");
+  // The state is the host's to keep, apart from the step: a host redacting the turns it logs
+  // (step.turns, in place) must not change what a resume replays, nor the other way round. The
+  // copy is the state as its file reads back (what a resume reads it as): plain data throughout.
+  // The answer is the host's own value (it may be one JSON cannot hold: runStateToJson says where), kept as it is.
+  const own = { ...readRunState({ ...state, outcome: { ok: false, reason: "", message: "" } }, "saveRun"), outcome: state.outcome };
+  // Every state of one pause (step.paused.state, each saveRun of the step) is one pause to resume once.
+  pauses.set(own.trace, pauses.get(trace) ?? trace);
+  const compressed = stateView(own, "compressed");
   const full = new Set(compressed.stats.turnsFull.map((f) => f.turn));
-  state.summaries = (compressed.turns ?? []).filter((p) => !full.has(p.turn)).map((p) => ({ turn: p.turn, text: p.text }));
-  return state;
-}
-
-/** A deep copy of a step's plain data (shared messages stay shared within it), or a TypeError saying what the host put in that cannot be saved. */
-function ownCopy<T>(x: T): T {
-  try {
-    return structuredClone(x);
-  } catch (e) {
-    throw new TypeError(`saveRun: the step holds a value that cannot be saved (${errorText(e)})`);
-  }
+  own.summaries = (compressed.turns ?? []).filter((p) => !full.has(p.turn)).map((p) => ({ turn: p.turn, text: p.text }));
+  return own;
 }
 
 /** The trace of the step each saved state's trace was copied from: what identifies its pause (pauseOf). */

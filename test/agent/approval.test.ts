@@ -958,6 +958,21 @@ describe("a paused run's requests", () => {
     expect((again as Error).message).toMatch(/^resume: this paused state was resumed already/);
     expect(w.sent).toHaveLength(1);
   });
+
+  // The copy must take what the step holds as its file would: an edit carrying a key the tool's
+  // schema drops (a function) is in the record, and a deep clone of it failed, ending the run
+  // that paused again with internal_error and losing the pause.
+  it("is taken of a step whose record holds a host's edit that JSON cannot hold whole", async () => {
+    const w = world();
+    const step = await SubAgent.run(w.agent, { llm: scriptedLlm([code("(tool/wipe)\n(tool/wipe)")]), isolation: "none" });
+    const edit = { approved: true, args: { extra: () => 1 } } as unknown as ApprovalDecision;
+    const next = await SubAgent.resume(w.agent, step.paused?.state as RunState, { llm: scriptedLlm([]), isolation: "none", approvals: { "turn-1-call-1": edit } });
+    expect(next.fail?.reason).toBe("approval_required");
+    expect(next.paused?.approvals.map((a) => a.id)).toEqual(["turn-1-call-2"]);
+    const done = await SubAgent.resume(w.agent, runStateFromJson(runStateToJson(next.paused?.state as RunState)), { llm: scriptedLlm([code("(return 1)")]), isolation: "none", approvals: { "turn-1-call-2": { approved: true } } });
+    expect(done.value).toBe(1);
+    expect(w.sent).toHaveLength(2);
+  });
 });
 
 // An onTurn hook that threw on the paused turn ended the run with internal_error and no
