@@ -2,9 +2,8 @@
 // client A's id (or resending A's messages) starts its own conversation and cannot read, change
 // or reset A's state; summaries go out with the configured key or the conversation's own
 // tenant's key; virtual keys carry their own upstream key, token budget and request rate.
-import { createServer, request } from "node:http";
+import { createServer, request, type RequestListener } from "node:http";
 import type { AddressInfo } from "node:net";
-import { writeFileSync } from "node:fs";
 import { join } from "node:path";
 import zlib, { brotliCompressSync, deflateSync, gzipSync } from "node:zlib";
 import Database from "better-sqlite3";
@@ -13,7 +12,7 @@ import { afterEach, describe, expect, it } from "vitest";
 import { countTokens } from "../../src/compaction/tokens.js";
 import { LlmError } from "../../src/llm/errors.js";
 import { openaiLlm } from "../../src/llm/openai.js";
-import { startProxy } from "../../src/proxy/index.js";
+import { startProxy, type RunningProxy } from "../../src/proxy/index.js";
 import { clientPromptTokens } from "../../src/proxy/request.js";
 import { hashKey, KeyMasker } from "../../src/proxy/tenancy.js";
 import { defaultPromptTokens, startFakeUpstream, type FakeUpstream } from "../support/fake-openai.js";
@@ -657,40 +656,30 @@ describe("proxy tenancy", () => {
 
   it("masks an upstream key a text error quotes where the 500 characters shown of it end, and in the start of a reply that is not JSON", async () => {
     const key = "sk-upstream-secret-42-abcdefghijklmnop";
-    const quoting = createServer((req, res) => {
+    const quoting: RequestListener = (req, res) => {
       req.resume();
       // The key starts 20 characters before the cut ("upstream answered HTTP 401: " comes first).
       const page = req.headers["x-ok"] === undefined ? `${"x".repeat(480)}bad key ${key}` : `bad key ${key}`;
       res.writeHead(req.headers["x-ok"] === undefined ? 401 : 200, { "content-type": "text/plain", "content-length": String(Buffer.byteLength(page)) });
       res.end(page);
-    });
-    await new Promise<void>((resolve) => quoting.listen(0, "127.0.0.1", resolve));
-    try {
-      const configFile = join(tempDir(), "config.json");
-      writeFileSync(configFile, JSON.stringify({ retries: { attempts: 0 }, tenancy: { virtualKeys: { team: { keyHash: hashKey("ptc-vk-team"), upstreamKey: key } } } }));
-      const proxy = await startProxy({ upstream: `http://127.0.0.1:${(quoting.address() as AddressInfo).port}/v1`, port: 0, configFile, logger: () => {} });
-      try {
-        for (const path of ["/v1/chat/completions", "/v1/embeddings"]) {
-          const res = await fetch(`${proxy.url}${path}`, { method: "POST", headers: { authorization: "Bearer ptc-vk-team", "content-type": "application/json" }, body: JSON.stringify({ model: "m", input: "hi", messages: [{ role: "user", content: "hi" }] }) });
-          const text = await res.text();
-          expect(res.status, path).toBe(401);
-          // Before: the 12 characters of the key before the cut, "sk-upstream-", reached the client.
-          expect(text, path).not.toContain("sk-upstream-");
-          expect(text, path).toContain("bad key [api key]");
-        }
-        // A 200 that is not JSON is quoted by its first 60 characters: before, unmasked, the key's first 52.
-        const res = await fetch(`${proxy.url}/v1/chat/completions`, { method: "POST", headers: { authorization: "Bearer ptc-vk-team", "content-type": "application/json", "x-ok": "1" }, body: JSON.stringify({ model: "m", messages: [{ role: "user", content: "hi" }] }) });
+    };
+    await withUpstream(quoting, key, async (proxy) => {
+      for (const path of ["/v1/chat/completions", "/v1/embeddings"]) {
+        const res = await fetch(`${proxy.url}${path}`, { method: "POST", headers: { authorization: "Bearer ptc-vk-team", "content-type": "application/json" }, body: JSON.stringify({ model: "m", input: "hi", messages: [{ role: "user", content: "hi" }] }) });
         const text = await res.text();
-        expect(res.status).toBe(502);
-        expect(text).toContain("upstream_malformed");
-        expect(text).not.toContain("sk-upstream-");
-        expect(text).toContain("bad key [api key]");
-      } finally {
-        await proxy.close();
+        expect(res.status, path).toBe(401);
+        // Before: the 12 characters of the key before the cut, "sk-upstream-", reached the client.
+        expect(text, path).not.toContain("sk-upstream-");
+        expect(text, path).toContain("bad key [api key]");
       }
-    } finally {
-      quoting.close();
-    }
+      // A 200 that is not JSON is quoted by its first 60 characters: before, unmasked, the key's first 52.
+      const res = await fetch(`${proxy.url}/v1/chat/completions`, { method: "POST", headers: { authorization: "Bearer ptc-vk-team", "content-type": "application/json", "x-ok": "1" }, body: JSON.stringify({ model: "m", messages: [{ role: "user", content: "hi" }] }) });
+      const text = await res.text();
+      expect(res.status).toBe(502);
+      expect(text).toContain("upstream_malformed");
+      expect(text).not.toContain("sk-upstream-");
+      expect(text).toContain("bad key [api key]");
+    });
   });
 
   it("masks a key cut anywhere between two pieces of a stream, and holds back nothing of an event's end", () => {
@@ -711,7 +700,7 @@ describe("proxy tenancy", () => {
     const key = "sk-upstream-secret-42-abcdefghijklmnop";
     // A gateway that answers 200 and reports the refused key inside the reply: an error event in a
     // stream (after the headers, so no status says so), or a JSON error with status 200.
-    const quoting = createServer((req, res) => {
+    const quoting: RequestListener = (req, res) => {
       req.resume();
       const split = req.headers["x-split"] === "1";
       if (req.headers["x-stream"] === "1") {
@@ -727,37 +716,27 @@ describe("proxy tenancy", () => {
       const body = JSON.stringify({ error: { message: `Incorrect API key provided: ${key}` } });
       res.writeHead(200, { "content-type": "application/json", "content-length": String(Buffer.byteLength(body)) });
       res.end(body);
-    });
-    await new Promise<void>((resolve) => quoting.listen(0, "127.0.0.1", resolve));
-    try {
-      const configFile = join(tempDir(), "config.json");
-      writeFileSync(configFile, JSON.stringify({ retries: { attempts: 0 }, tenancy: { virtualKeys: { team: { keyHash: hashKey("ptc-vk-team"), upstreamKey: key } } } }));
-      const proxy = await startProxy({ upstream: `http://127.0.0.1:${(quoting.address() as AddressInfo).port}/v1`, port: 0, configFile, logger: () => {} });
-      try {
-        const bodies: Record<string, Record<string, unknown>> = {
-          "/v1/chat/completions": { model: "m", messages: [{ role: "user", content: "hi" }] },
-          "/v1/messages": { model: "m", max_tokens: 10, messages: [{ role: "user", content: "hi" }] },
-          "/v1/responses": { model: "m", input: [{ role: "user", content: "hi" }] },
-          "/v1/completions": { model: "m", prompt: "hi" },
-        };
-        const seen: string[] = [];
-        for (const [path, body] of Object.entries(bodies)) {
-          for (const mode of [{ stream: "0", split: "0" }, { stream: "1", split: "0" }, { stream: "1", split: "1" }]) {
-            const res = await fetch(`${proxy.url}${path}`, { method: "POST", headers: { authorization: "Bearer ptc-vk-team", "content-type": "application/json", "x-stream": mode.stream, "x-split": mode.split }, body: JSON.stringify({ ...body, ...(mode.stream === "1" ? { stream: true } : {}) }) });
-            const text = await res.text();
-            const label = `${path} ${JSON.stringify(mode)}`;
-            expect(res.status, label).toBe(200);
-            if (text.includes("secret-42") || text.includes("sk-upstream") || !text.includes("[api key]")) seen.push(label);
-          }
+    };
+    await withUpstream(quoting, key, async (proxy) => {
+      const bodies: Record<string, Record<string, unknown>> = {
+        "/v1/chat/completions": { model: "m", messages: [{ role: "user", content: "hi" }] },
+        "/v1/messages": { model: "m", max_tokens: 10, messages: [{ role: "user", content: "hi" }] },
+        "/v1/responses": { model: "m", input: [{ role: "user", content: "hi" }] },
+        "/v1/completions": { model: "m", prompt: "hi" },
+      };
+      const seen: string[] = [];
+      for (const [path, body] of Object.entries(bodies)) {
+        for (const mode of [{ stream: "0", split: "0" }, { stream: "1", split: "0" }, { stream: "1", split: "1" }]) {
+          const res = await fetch(`${proxy.url}${path}`, { method: "POST", headers: { authorization: "Bearer ptc-vk-team", "content-type": "application/json", "x-stream": mode.stream, "x-split": mode.split }, body: JSON.stringify({ ...body, ...(mode.stream === "1" ? { stream: true } : {}) }) });
+          const text = await res.text();
+          const label = `${path} ${JSON.stringify(mode)}`;
+          expect(res.status, label).toBe(200);
+          if (text.includes("secret-42") || text.includes("sk-upstream") || !text.includes("[api key]")) seen.push(label);
         }
-        // Before: 12 of 12 replies carried the key (or, split, its two halves) to a client holding only ptc-vk-team.
-        expect(seen).toEqual([]);
-      } finally {
-        await proxy.close();
       }
-    } finally {
-      quoting.close();
-    }
+      // Before: 12 of 12 replies carried the key (or, split, its two halves) to a client holding only ptc-vk-team.
+      expect(seen).toEqual([]);
+    });
   });
 
   it("charges a virtual key the usage reported on any path it forwards (embeddings, legacy completions), whole or streamed", async () => {
@@ -1064,6 +1043,21 @@ describe("proxy tenancy", () => {
     expect(leaked()).toEqual([]);
   });
 });
+
+/** A proxy on `handler` as its upstream, whose virtual key ptc-vk-team holds `upstreamKey` there, for `use`; both closed after. */
+async function withUpstream(handler: RequestListener, upstreamKey: string, use: (proxy: RunningProxy) => Promise<void>): Promise<void> {
+  const upstream = createServer(handler);
+  await new Promise<void>((resolve) => upstream.listen(0, "127.0.0.1", resolve));
+  const x = await rig({ proxy: { upstream: `http://127.0.0.1:${(upstream.address() as AddressInfo).port}/v1` }, config: { retries: { attempts: 0 }, tenancy: { virtualKeys: { team: { keyHash: hashKey("ptc-vk-team"), upstreamKey } } } } });
+  try {
+    await use(x.proxy);
+  } finally {
+    await x.close();
+    upstream.closeAllConnections();
+    await new Promise((resolve) => upstream.close(resolve));
+  }
+}
+
 
 /**
  * POSTs a one-message chat body (with an `input` too, for the embeddings path) to the proxy with
