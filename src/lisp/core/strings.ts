@@ -169,18 +169,27 @@ function splitLiteral(s: string, sep: string, limit: number): string[] {
   return parts;
 }
 
-/** splitLiteral's pieces, counted (and checked against the limit) before they are made. */
-function splitCounted(s: string, sep: string, limit: number): string[] {
+/**
+ * The pieces of `s` cut at `sep` (at most `limit` when it is above 0), walked without making
+ * them: how many, how many up to the last non-empty one (those a split without a limit keeps),
+ * and where the last begins. With `crlf`, a "\r" before each "\n" belongs to the separator.
+ */
+function countPieces(s: string, sep: string, limit: number, crlf: boolean): { n: number; kept: number; start: number } {
   let n = 1;
-  // Pieces up to the last non-empty one: without a limit, those after it are dropped.
   let kept = 0;
   let start = 0;
   for (let i = s.indexOf(sep); i >= 0 && (limit <= 0 || n < limit); i = s.indexOf(sep, start)) {
-    if (i > start) kept = n;
+    if (i > start + (crlf && s.charCodeAt(i - 1) === 13 ? 1 : 0)) kept = n;
     n++;
     start = i + sep.length;
   }
   if (start < s.length) kept = n;
+  return { n, kept, start };
+}
+
+/** splitLiteral's pieces, counted (and checked against the limit) before they are made. */
+function splitCounted(s: string, sep: string, limit: number): string[] {
+  const { n, kept, start } = countPieces(s, sep, limit, false);
   if (limit === 0 && n > 1) {
     checkCollectionSize(kept);
     return kept === 0 ? [] : s.split(sep, kept);
@@ -214,23 +223,16 @@ function splitLines(s: string): Value {
   // Trailing empty lines go as Java's split drops them, but "" is one empty line: Java gives
   // back an input it found no separator in, as split does here.
   if (s === "") return Vec.fromArray<Value>([s]);
-  // The lines kept are counted before any is made when there may be more than the limit (a
-  // text of 2^28 newlines split whole made an array past the engine's longest, aborting the process).
-  let kept = 0;
+  // A text shorter than the limit has fewer lines than it. A longer one's lines kept are counted
+  // before any is made (a text of 2^28 newlines split whole made an array past the engine's
+  // longest, aborting the process), and only those are made: none for a text of newlines alone.
   if (s.length >= run.limits.maxCollectionSize) {
-    let n = 1;
-    let start = 0;
-    for (let i = s.indexOf("\n"); i >= 0; i = s.indexOf("\n", start)) {
-      if (i > start + (s.charCodeAt(i - 1) === 13 ? 1 : 0)) kept = n;
-      n++;
-      start = i + 1;
-    }
-    if (start < s.length) kept = n;
+    const { kept } = countPieces(s, "\n", 0, true);
     checkCollectionSize(kept);
+    return Vec.fromArray<Value>(kept === 0 ? [] : s.split(/\r?\n/, kept));
   }
-  const lines = kept > 0 ? s.split(/\r?\n/, kept) : s.split(/\r?\n/);
+  const lines = s.split(/\r?\n/);
   while (lines.length > 0 && lines[lines.length - 1] === "") lines.pop();
-  checkCollectionSize(lines.length);
   return Vec.fromArray<Value>(lines);
 }
 
