@@ -3,7 +3,7 @@
 // the other HTTP clients. Cache breakpoints travel as Anthropic's message-level provider
 // option, which other providers ignore.
 import { APICallError, generateText, InvalidResponseDataError, streamText, type LanguageModel, type LanguageModelUsage, type ModelMessage, type SystemModelMessage } from "ai";
-import { isArrayArg, isObjectArg, mustBe, requestProblem, samplingProblem } from "./args.js";
+import { isArrayArg, isCount, isObjectArg, mustBe, requestProblem, samplingProblem } from "./args.js";
 import { cutShort, mergedUsage, messageUsage } from "./anthropic.js";
 import { LlmError } from "./errors.js";
 import { cacheMarks, messageText } from "./messages.js";
@@ -196,7 +196,7 @@ interface WireEnd {
   anthropic?: Record<string, unknown> | null;
 }
 
-const count = (v: unknown): number | undefined => (typeof v === "number" && Number.isFinite(v) ? v : undefined);
+const count = (v: unknown): number | undefined => (isCount(v) ? v : undefined);
 
 /**
  * Reads one raw chunk in the wire shape of OpenAI's chat completions (a choice's finish_reason,

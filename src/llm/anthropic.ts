@@ -4,7 +4,7 @@
 // say the history stays stable, and on the last message (the next request's prefix).
 import Anthropic, { APIConnectionError, APIConnectionTimeoutError, APIError, APIUserAbortError } from "@anthropic-ai/sdk";
 import type { ContentBlockParam, MessageParam, TextBlockParam } from "@anthropic-ai/sdk/resources/messages/messages";
-import { baseUrlProblem, isObjectArg, mustBe, requestProblem, samplingProblem } from "./args.js";
+import { baseUrlProblem, countOrZero, isCount, isObjectArg, mustBe, requestProblem, samplingProblem } from "./args.js";
 import { LlmError } from "./errors.js";
 import { cacheMarks, messageText } from "./messages.js";
 import { cappedFetch, droppedConnection, quoted, retrySettings, sdkBackstopMs, sdkError, streamError, withRetries, type RetryOptions, type SdkErrors } from "./retry.js";
@@ -139,8 +139,6 @@ function parseArguments(text: string): Record<string, unknown> {
   }
 }
 
-const isCount = (v: unknown): v is number => typeof v === "number" && Number.isFinite(v);
-const num = (v: unknown): number => (isCount(v) ? v : 0);
 
 /**
  * A streamed message read to its end, each event told to `alive` and each text delta to `onText`
@@ -207,10 +205,10 @@ export function mergedUsage(before: Record<string, unknown> | null, delta: Recor
 export function messageUsage(u: Record<string, unknown>): LlmUsage | undefined {
   if (!isCount(u.input_tokens) || !isCount(u.output_tokens)) return undefined;
   return {
-    inputTokens: num(u.input_tokens) + num(u.cache_read_input_tokens) + num(u.cache_creation_input_tokens),
-    outputTokens: num(u.output_tokens),
-    cachedTokens: num(u.cache_read_input_tokens),
-    cacheWriteTokens: num(u.cache_creation_input_tokens),
+    inputTokens: countOrZero(u.input_tokens) + countOrZero(u.cache_read_input_tokens) + countOrZero(u.cache_creation_input_tokens),
+    outputTokens: countOrZero(u.output_tokens),
+    cachedTokens: countOrZero(u.cache_read_input_tokens),
+    cacheWriteTokens: countOrZero(u.cache_creation_input_tokens),
   };
 }
 

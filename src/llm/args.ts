@@ -89,3 +89,9 @@ export function requestProblem(who: string, request: unknown): string | undefine
   }
   return undefined;
 }
+
+/** A token count a provider reported: a finite number (a missing or garbled one is no count). */
+export const isCount = (v: unknown): v is number => typeof v === "number" && Number.isFinite(v);
+
+/** A reported count where a missing one adds nothing (cache reads, cache writes). */
+export const countOrZero = (v: unknown): number => (isCount(v) ? v : 0);

@@ -2,7 +2,7 @@
 // package, with the retries of retry.ts.
 import OpenAI, { APIConnectionError, APIConnectionTimeoutError, APIError, APIUserAbortError } from "openai";
 import { Stream } from "openai/core/streaming";
-import { baseUrlProblem, isObjectArg, mustBe, requestProblem, samplingProblem } from "./args.js";
+import { baseUrlProblem, countOrZero, isCount, isObjectArg, mustBe, requestProblem, samplingProblem } from "./args.js";
 import { LlmError } from "./errors.js";
 import { cappedFetch, droppedConnection, quoted, retrySettings, sdkBackstopMs, sdkError, streamError, withRetries, type RetryOptions, type SdkErrors } from "./retry.js";
 import { sdkLogLevel, withSdkEnv } from "./sdk-env.js";
@@ -48,8 +48,6 @@ interface CompletionShape {
   } | null;
 }
 
-const isCount = (v: unknown): v is number => typeof v === "number" && Number.isFinite(v);
-const num = (v: unknown): number => (isCount(v) ? v : 0);
 
 /** Creates a client for an OpenAI-compatible server. Throws a `config` LlmError when no model is given. */
 export function openaiLlm(options: OpenAiLlmOptions = {}): Llm {
@@ -209,7 +207,7 @@ function parseCompletion(raw: unknown, name: string, asked: string): LlmResponse
       ? {
           inputTokens: u.prompt_tokens,
           outputTokens: u.completion_tokens,
-          cachedTokens: num(u.prompt_tokens_details?.cached_tokens) || num(u.prompt_cache_hit_tokens),
+          cachedTokens: countOrZero(u.prompt_tokens_details?.cached_tokens) || countOrZero(u.prompt_cache_hit_tokens),
         }
       : undefined;
   // Answered with no choice, the prompt was still read and billed.
