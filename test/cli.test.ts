@@ -409,8 +409,7 @@ describe.concurrent("ptc", () => {
   });
 
   it("answers ptc help COMMAND with that command's help, as ptc COMMAND --help does", async () => {
-    // demo and trace write to the process's own streams, which this in-process runner does not catch.
-    for (const cmd of ["eval", "repl", "compare", "view", "proxy", "reference"]) {
+    for (const cmd of ["eval", "repl", "compare", "view", "proxy", "reference", "demo", "trace"]) {
       const viaHelp = await ptc(["help", cmd]);
       const viaFlag = await ptc([cmd, "--help"]);
       expect(viaHelp).toEqual(viaFlag);
