@@ -457,7 +457,8 @@ class AgentRun {
     }
     const observer = this.observer;
     const replayed = this.replayed(n);
-    const replayedPrints = replayed === "reply" ? this.approvals?.savedTurns?.[n - 1]?.prints : undefined;
+    const saved = replayed === undefined ? undefined : this.approvals?.savedTurns?.[n - 1];
+    const replayedPrints = replayed === "reply" ? saved?.prints : undefined;
     observer?.turnStart(n, { messages: view.messages.length, view: view.stats, compaction: built.compaction.stats, ...(replayed === undefined ? {} : { replayed }), ...(replayedPrints === undefined ? {} : { replayedPrints }) });
     if (this.compressing()) {
       const m = measureView(input, view, this.prompts, built.full);
@@ -504,7 +505,6 @@ class AgentRun {
       return null;
     }
     // A replayed reply waited for the saved run's model, not the replay's: its record keeps that wait.
-    const saved = this.replayed(n) === undefined ? undefined : this.approvals?.savedTurns?.[n - 1];
     const llmMs = saved?.llmMs ?? performance.now() - t0;
     this.llmMs += llmMs;
     // Counts a client left out (or garbled) would count as zero and let the token budget pass.
@@ -538,7 +538,7 @@ class AgentRun {
       isolation: this.options.isolation ?? DEFAULTS.isolation,
     });
     // A turn replayed whole ran its program as the saved run did; the replay's own time is not the turn's.
-    base.usage.execMs = saved !== undefined && this.replayed(n) === "turn" ? saved.execMs : performance.now() - t1;
+    base.usage.execMs = saved !== undefined && replayed === "turn" ? saved.execMs : performance.now() - t1;
     // A program stopped by a time limit that was the deadline's cut has met the deadline.
     if (!result.ok && result.error.kind === "timeout" && deadlineCut) this.stop("deadline_exceeded");
     // An abort or the deadline that stopped the turn while a call waited (its approval check

@@ -260,7 +260,7 @@ const RESUMED = "this paused state was resumed already, and its approved calls r
 /** The resume itself: its step, and whether a call of the paused turn ran live. */
 async function resumeState(agent: Agent, state: RunState, resumeOptions: ResumeOptions): Promise<{ step: Step; ran: boolean }> {
   const read = readRunOptions(resumeOptions ?? {}, ["approvals"]);
-  if (typeof read === "string") throw refused(`${read}`);
+  if (typeof read === "string") throw refused(read);
   const { approvals: decisions, ...options } = read;
   // Checked before they are merged with the saved settings: a view that is not an object (a Map, a number, null) spread into them was read as no view options.
   checkInheritable(pickInheritable(options), (message) => {
