@@ -4,6 +4,7 @@
 import { describe, expect, it } from "vitest";
 import { z } from "zod";
 import { loadTranscripts, SubAgent, tool, saveMemory, systemPrompt, traceToJson, runToJson, compact, compareStrategies, pureStrategy, StrategyRegistry, compressionReport, countTokens, messageText, startProxy, modelPrice, openaiLlm, anthropicLlm, aiSdkLlm, promptTokens, recordingLlm, renderTable, replayLlm, scriptedLlm } from "../src/index.js";
+import { compareUnderCaches } from "../src/harness/cache-models.js";
 
 const { proxy: revoked, revoke } = Proxy.revocable({}, {});
 revoke();
@@ -117,10 +118,12 @@ describe("a public function given the wrong thing says which argument and what i
     await expect(compareStrategies([{ id: "a", messages: [hi] }, { id: "a", messages: [hi] }], [], { models: ["gpt-4o"] })).rejects.toThrow('compareStrategies: transcripts[1].id "a" is also the id of transcripts[0]: give each conversation its own id');
   });
 
-  it("compareStrategies refuses a registry that is no StrategyRegistry, and a definition whose create gives no strategy", async () => {
+  it("compareStrategies and compareUnderCaches refuse a registry that is no StrategyRegistry, and a definition whose create gives no strategy", async () => {
     const t = { id: "t", messages: [{ role: "user" as const, content: "hi" }, { role: "assistant" as const, content: "yo" }] };
     // Before: "registry.create is not a function", then "built.initialState is not a function".
     await expect(compareStrategies([t], ["full"], { models: ["gpt-4o"], registry: { create: () => ({}) } as never })).rejects.toThrow("compareStrategies: options.registry must be a StrategyRegistry (defaultStrategies.with(...) adds yours), got an object");
+    // compareUnderCaches takes the same option, and refused it only with "registry.create is not a function".
+    await expect(compareUnderCaches([t], ["full"], { registry: { create: () => ({}) } as never })).rejects.toThrow("compareUnderCaches: options.registry must be a StrategyRegistry (defaultStrategies.with(...) adds yours), got an object");
     for (const built of [5, {}, { name: "odd", initialState: () => null }]) {
       const registry = new StrategyRegistry([{ name: "odd", description: "a definition gone wrong", usesLlm: false, schema: z.object({}), create: () => built as never }]);
       await expect(compareStrategies([t], ["odd"], { models: ["gpt-4o"], registry })).rejects.toThrow(/^compaction: strategy "odd": what its definition's create gave must be a strategy \(with initialState and project\), got /);

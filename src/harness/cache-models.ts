@@ -7,7 +7,7 @@ import { DEFAULT_PRICES, NO_CACHE, type ModelPrice } from "../compaction/prices.
 import type { StrategyRegistry, StrategySpec } from "../compaction/registry.js";
 import type { Llm } from "../llm/types.js";
 import { cacheTableCells, costRatio, FAR_MESSAGES } from "../compaction/figures.js";
-import { checkMeasurable, checkStrategies, specLabel } from "./compare.js";
+import { checkMeasurable, checkRegistry, checkStrategies, specLabel } from "./compare.js";
 import { measure, StrategyFailure } from "./measure.js";
 import type { Transcript } from "./transcript.js";
 
@@ -78,6 +78,7 @@ interface Cell {
 
 export async function compareUnderCaches(transcripts: readonly Transcript[], strategies: ReadonlyArray<StrategySpec | string>, options: CacheCompareOptions = {}): Promise<CacheReport> {
   checkMeasurable(transcripts, "compareUnderCaches");
+  checkRegistry(options.registry, "compareUnderCaches");
   await checkStrategies(strategies, options.llm, options.registry, options.timeoutMs);
   const models = options.models ?? CACHE_MODELS;
   const names = Object.keys(models);

@@ -115,6 +115,13 @@ export function strategyKey(s: StrategySpec | string): string {
 }
 const optionsOf = (s: Measured): Record<string, unknown> => (typeof s === "string" || isBaseline(s) ? {} : { ...(s.options ?? {}) });
 
+/** Refuses an `options.registry` that is no StrategyRegistry, for the entry `who`; read by its methods, not instanceof: a registry from another copy of the package is one too. */
+export function checkRegistry(registry: unknown, who: string): void {
+  if (registry !== undefined && !(isObjectArg(registry) && typeof (registry as StrategyRegistry).create === "function" && typeof (registry as StrategyRegistry).list === "function")) {
+    throw new TypeError(mustBe(`${who}: options.registry`, "a StrategyRegistry (defaultStrategies.with(...) adds yours)", registry));
+  }
+}
+
 /**
  * Refuses a strategy the run cannot serve before any is measured: an unknown name, a bad option,
  * or a summarizer or goal detector "llm" when the run has no model (each strategy projects one
@@ -187,11 +194,7 @@ export async function compareStrategies(transcripts: readonly Transcript[], stra
   checkTranscripts(transcripts);
   checkModels(options.models);
   checkMeasurable(transcripts, "compareStrategies");
-  // Read by its methods, not instanceof: a registry from another copy of the package is one too.
-  const registry = options.registry as unknown;
-  if (registry !== undefined && !(isObjectArg(registry) && typeof (registry as StrategyRegistry).create === "function" && typeof (registry as StrategyRegistry).list === "function")) {
-    throw new TypeError(mustBe("compareStrategies: options.registry", "a StrategyRegistry (defaultStrategies.with(...) adds yours)", registry));
-  }
+  checkRegistry(options.registry, "compareStrategies");
   if (options.onProgress !== undefined && typeof options.onProgress !== "function") throw new TypeError(mustBe("compareStrategies: options.onProgress", "a function", options.onProgress));
   await checkStrategies(strategies, options.llm, options.registry, options.timeoutMs);
   const specs: Measured[] = [...(strategies.some((s) => nameOf(s) === "full") ? [] : ["full"]), ...strategies, ...BASELINES];
