@@ -20,9 +20,11 @@ import { activate, defaultClock, fuelExhausted, fuelUsed as spentBy, GlobalEnv, 
 import { compileArityAsync, compileAsync, usesTools } from "./compile-async.js";
 import { isPending, Suspend } from "./suspend.js";
 import { FailSignal, ReturnSignal } from "./signals.js";
-import { Fn, Keyword, type Value, isMap } from "./values.js";
+import { Fn, Keyword, type Value, isMap, isSet } from "./values.js";
 import { Vec } from "./vector.js";
-import { printChecked, PrintOverflow } from "./printer.js";
+import { printChecked, PrintOverflow, type SortedCall } from "./printer.js";
+import { sortOrder } from "./core/sorted.js";
+import { compare, compareDescending } from "./equality.js";
 import { resolveIsolation, type Isolation, type ResolvedIsolation } from "./isolate/options.js";
 import { evaluateIsolated } from "./isolate/run.js";
 import { hiddenKeys, isHiddenKey, Marks, meetsHidden, type Origin } from "./marks.js";
@@ -907,20 +909,30 @@ function describeFailure(e: unknown, source: string): ErrorInfo {
   return toErrorInfo(new LispError("internal_error", `internal error: ${message}`), source);
 }
 
+const sortedCall: SortedCall = (v) => {
+  const order = sortOrder(v);
+  const set = isSet(v);
+  if (order === compare) return set ? "sorted-set" : "sorted-map";
+  if (order === compareDescending) return set ? "sorted-set-by >" : "sorted-map-by >";
+  return undefined;
+};
+
 // The most `print` writes: past it, a value (shared structure can unfold without end) is an error.
 const PRINT_MAX_CHARS = 10_000_000;
 
 /**
  * EDN text of a value: a PTC-Lisp value as is, plain JS data after conversion. Throws a LispError
  * past 10M characters. With `readable`, text a program reads back as the same value: a keyword
- * EDN cannot spell (`:first name`, from a JSON key) is written `(keyword "first name")`.
+ * EDN cannot spell (`:first name`, from a JSON key) is written `(keyword "first name")`, and a
+ * sorted map or set in compare's order, either way round, as the call that makes it
+ * (`(sorted-set-by > 3 2)`), so it reads back sorted.
  */
 export function print(value: unknown, readable = false): string {
   // A value of the language comes back from toLisp as it is; host data is converted, and what is
   // not plain data (a Buffer, a class instance) refused, at the top as inside.
   const v = toLisp(value);
   try {
-    return printChecked(v, true, PRINT_MAX_CHARS, Infinity, undefined, readable);
+    return printChecked(v, true, PRINT_MAX_CHARS, Infinity, undefined, readable, readable ? sortedCall : undefined);
   } catch (e) {
     if (!(e instanceof PrintOverflow)) throw e;
     throw new LispError("string_too_large", `the value prints to more than ${PRINT_MAX_CHARS} characters`);

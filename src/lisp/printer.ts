@@ -163,7 +163,12 @@ interface Ctx {
   items: number;
   /** A keyword the reader cannot read back (`:Order ID`) written as the call that makes it (a sample). */
   keywordCalls?: boolean;
+  /** The call that makes a sorted map or set again (`sorted-map`), so it reads back sorted; undefined for any other. */
+  sortedCall?: SortedCall;
 }
+
+/** The constructor call (`sorted-set-by >`) a collection is written as, or undefined to write it as a literal. */
+export type SortedCall = (v: IMap<Value, Value> | ISet<Value>) => string | undefined;
 
 // The grammar's keyword rule (grammar/ptc-lisp.peggy: ":" SymbolChar+, not "::").
 const KEYWORD_NAME = /^[a-zA-Z0-9*+!\-_?<>=/.&%$|'#\u00A0-\uFFFF][a-zA-Z0-9*+!\-_?<>=/.&%$|':#\u00A0-\uFFFF]*$/;
@@ -260,7 +265,9 @@ function printValue(v: Value, c: Ctx, depth: number, top: boolean): void {
 function printColl(v: Vec<Value> | IMap<Value, Value> | ISet<Value>, c: Ctx, depth: number): void {
   const w = c.w;
   const mapLike = isMap(v);
-  w.open(v instanceof Vec ? "[" : mapLike ? "{" : "#{", v instanceof Vec ? "]" : "}");
+  const call = v instanceof Vec ? undefined : c.sortedCall?.(v);
+  if (call !== undefined) w.open(v.size > 0 ? `(${call} ` : `(${call}`, ")");
+  else w.open(v instanceof Vec ? "[" : mapLike ? "{" : "#{", v instanceof Vec ? "]" : "}");
   let i = 0;
   for (const item of v as Iterable<Value | [Value, Value]>) {
     if (w.cut) return;
@@ -294,12 +301,13 @@ export function prStr(v: Value): string {
 /**
  * Prints whole or not at all: throws PrintOverflow past `maxChars` and `nesting_too_deep` past
  * `maxDepth` (the nesting limit the evaluator enforces on printing); `tick` is called per item;
- * with `keywordCalls`, a keyword the reader cannot read is written as the call that makes it (keywordText).
+ * with `keywordCalls`, a keyword the reader cannot read is written as the call that makes it (keywordText),
+ * and with `sortedCall`, a sorted map or set as the call that makes it.
  */
-export function printChecked(v: Value, readably: boolean, maxChars: number, maxDepth: number, tick: (i: number) => void = noTick, keywordCalls = false): string {
+export function printChecked(v: Value, readably: boolean, maxChars: number, maxDepth: number, tick: (i: number) => void = noTick, keywordCalls = false, sortedCall?: SortedCall): string {
   if (!readably && typeof v === "string") return v;
   if (v === null && !readably) return "";
-  const c: Ctx = { w: new Writer(maxChars, true), readably, maxItems: Infinity, maxDepth: Math.min(maxDepth, STACK_SAFE_DEPTH), deepIsError: true, itemsCut: false, tick, items: 0, keywordCalls };
+  const c: Ctx = { w: new Writer(maxChars, true), readably, maxItems: Infinity, maxDepth: Math.min(maxDepth, STACK_SAFE_DEPTH), deepIsError: true, itemsCut: false, tick, items: 0, keywordCalls, sortedCall };
   printValue(v, c, 0, true);
   return c.w.toString();
 }

@@ -129,6 +129,24 @@ describe("run state", () => {
     expect(back.ok ? back.value : back.error.message).toEqual(["Al", 2, 3, 4, true]);
   });
 
+  // Saved as `#{1 2 3}` and `{1 :b 3 :a}`, a sorted set or map came back a hash one: what was
+  // added after the resume fell out of order (`(conj s 0)` gave #{1 2 3 0}).
+  it("restores sorted maps and sets sorted, in their order, nested too", async () => {
+    const run = await evaluate(`(def s (sorted-set 3 1 2))
+(def m (sorted-map 3 :a 1 :b))
+(def d (sorted-set-by > 3 1 2))
+(def big (into (sorted-map) (map (fn [i] [i (str i)]) (range 20))))
+(def nested {:in [(sorted-set "b" "a")] (sorted-map-by >= 1 2 3 4) :k})`);
+    expect(run.ok).toBe(true);
+    if (!run.ok) return;
+    const memory = await restoreMemory(JSON.parse(JSON.stringify(saveMemory(run.memory))));
+    const program = `[(conj s 0) (assoc m 2 :c) (conj d 0 4) (first (assoc big -1 "x")) (conj (first (:in nested)) "0") (assoc (first (keys (dissoc nested :in))) 2 0)]`;
+    const before = await evaluate(program, { memory: run.memory });
+    const after = await evaluate(program, { memory });
+    expect(before.ok && print(before.lisp)).toBe(`[#{0 1 2 3} {1 :b 2 :c 3 :a} #{4 3 2 1 0} [-1 "x"] #{"0" "a" "b"} {3 4 2 0 1 2}]`);
+    expect(after.ok ? print(after.lisp) : after.error.message).toBe(before.ok && print(before.lisp));
+  });
+
   it("restores memory from EDN and source", async () => {
     const run = await evaluate(`(def xs "numbers" [1 2.5 {:a #{:k}} "s" nil true])
 (def inf [##Inf 1.0])
