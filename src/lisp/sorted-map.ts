@@ -4,7 +4,7 @@
 // (merge, update, withMutations, iteration) and is ordered: it iterates in key order. A sorted set
 // is an OrderedSet around one of these.
 import { is, Map as IMap, OrderedMap, OrderedSet } from "ptc-immutable";
-import { chargeIfRunning } from "./runtime.js";
+import { chargeIfRunning, tickIfRunning } from "./runtime.js";
 import type { LMap, LSet, Value } from "./values.js";
 
 export type Order = (a: Value, b: Value) => number;
@@ -276,6 +276,46 @@ export function treeHeldKey(x: LMap | LSet, key: Value): Value | undefined {
   const t = (isSortedTree(x) ? x : (x as unknown as { _map: unknown })._map) as Tree;
   chargeIfRunning(steps(t.size));
   return find(t._tree, key, t._cmp);
+}
+
+/** One end of a range: its key, and whether the key itself is left out. */
+export interface Bound {
+  key: Value;
+  strict: boolean;
+}
+
+/**
+ * The keys of a tree map or set (around one) from `from` to `to` (null: no end) in its order, or
+ * reversed: a descent to the first and a walk of those kept, O(log n + k) on a tree that changes
+ * between calls. Charged for the descent; what it returns is the caller's to charge.
+ */
+export function treeRange(x: LMap | LSet, from: Bound | null, to: Bound | null, reverse: boolean): Value[] {
+  const t = (isSortedTree(x) ? x : (x as unknown as { _map: unknown })._map) as Tree;
+  const cmp = t._cmp;
+  chargeIfRunning(2 * steps(t.size));
+  const afterFrom = (k: Value): boolean => from === null || (from.strict ? cmp(k, from.key) > 0 : cmp(k, from.key) >= 0);
+  const beforeTo = (k: Value): boolean => to === null || (to.strict ? cmp(k, to.key) < 0 : cmp(k, to.key) <= 0);
+  // Walking forward, a node past the start is kept on the stack with its left side to come; one
+  // before it is passed over with all its left side. Backward, the same from the other end.
+  const inside = reverse ? beforeTo : afterFrom;
+  const within = reverse ? afterFrom : beforeTo;
+  const stack: Node[] = [];
+  const descend = (n: Node | null): void => {
+    while (n !== null) {
+      if (inside(n.key)) {
+        stack.push(n);
+        n = reverse ? n.right : n.left;
+      } else n = reverse ? n.left : n.right;
+    }
+  };
+  descend(t._tree);
+  const out: Value[] = [];
+  for (let top = stack.pop(); top !== undefined && within(top.key); top = stack.pop()) {
+    tickIfRunning();
+    out.push(top.key);
+    descend(reverse ? top.left : top.right);
+  }
+  return out;
 }
 
 /** A tree map of pairs already in `cmp` order with distinct keys. */

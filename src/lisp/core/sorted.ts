@@ -9,7 +9,7 @@ import { isOrdered, OrderedMap, OrderedSet } from "ptc-immutable";
 import { compare, compareDescending } from "../equality.js";
 import { LispError, typeErr } from "../errors.js";
 import { charge, tick } from "../runtime.js";
-import { treeHeldKey, treeMapOf, treeOrder, treeSetOf } from "../sorted-map.js";
+import { type Bound, treeHeldKey, treeMapOf, treeOrder, treeRange, treeSetOf } from "../sorted-map.js";
 import { EMPTY_MAP, isMap, isSet, LMap, LSet, type Value } from "../values.js";
 import { Vec } from "../vector.js";
 import { describe } from "./args.js";
@@ -366,34 +366,43 @@ export function subseq(who: "subseq" | "rsubseq", args: readonly Value[]): Value
   if (cmp === undefined) throw typeErr(`${who} expects a sorted collection, got ${describe(sc)}`, "make one with sorted-set or sorted-map; filter any other collection");
   if (args.length === 4) throw typeErr(`${who} expects a test and a key, or a start test and key and an end test and key`, `(${who} sc > start-key < end-key), or (${who} sc >= key)`);
   const coll = sc as LMap | LSet;
-  let lo = 0;
-  let hi = coll.size;
-  let ks: Value[] = [];
+  let from: Bound | null = null;
+  let to: Bound | null = null;
+  if (args.length === 3) {
+    const t = boundTest(who, args[1], ["<", "<=", ">", ">="], "test");
+    if (t === ">" || t === ">=") from = { key: args[2], strict: t === ">" };
+    else to = { key: args[2], strict: t === "<" };
+  } else {
+    const start = boundTest(who, args[1], [">", ">="], "start test");
+    const end = boundTest(who, args[3], ["<", "<="], "end test");
+    from = { key: args[2], strict: start === ">" };
+    to = { key: args[4], strict: end === "<" };
+  }
+  if (coll.size === 0) return null;
+  // In output order: a tree is walked between the bounds (it may be new each call, in a loop
+  // that adds to it); any other sorted collection is searched in its keys, copied out once.
+  let keys: Value[];
   try {
-    if (args.length === 3) {
-      const t = boundTest(who, args[1], ["<", "<=", ">", ">="], "test");
-      if (coll.size === 0) return null;
-      ks = keysInOrder(coll);
-      if (t === ">" || t === ">=") lo = bound(ks, args[2], cmp, t === ">");
-      else hi = bound(ks, args[2], cmp, t === "<=");
-    } else {
-      const start = boundTest(who, args[1], [">", ">="], "start test");
-      const end = boundTest(who, args[3], ["<", "<="], "end test");
-      if (coll.size === 0) return null;
-      ks = keysInOrder(coll);
-      lo = bound(ks, args[2], cmp, start === ">");
-      hi = bound(ks, args[4], cmp, end === "<=");
+    if (treeOrder(coll) !== undefined) keys = treeRange(coll, from, to, who === "rsubseq");
+    else {
+      const ks = keysInOrder(coll);
+      const lo = from === null ? 0 : bound(ks, from.key, cmp, from.strict);
+      const hi = to === null ? ks.length : bound(ks, to.key, cmp, !to.strict);
+      keys = hi <= lo ? [] : ks.slice(lo, hi);
+      if (who === "rsubseq") keys.reverse();
     }
   } catch (e) {
     throw orderFailure(who, cmp, e);
   }
-  if (hi <= lo) return null;
-  charge(hi - lo);
-  const out = new Array<Value>(hi - lo);
+  if (keys.length === 0) return null;
+  charge(keys.length);
   const m = isMap(coll) ? coll : null;
-  for (let i = lo; i < hi; i++) {
-    tick(i);
-    out[who === "subseq" ? i - lo : hi - 1 - i] = m === null ? ks[i] : Vec.of<Value>(ks[i], m.get(ks[i]) as Value);
+  const out: Value[] = m === null ? keys : new Array<Value>(keys.length);
+  if (m !== null) {
+    for (let i = 0; i < keys.length; i++) {
+      tick(i);
+      out[i] = Vec.of<Value>(keys[i], m.get(keys[i]) as Value);
+    }
   }
   return Vec.fromArray(out);
 }
