@@ -60,6 +60,8 @@ function convert(raw: RawForm, fnlitDepth: number): Form {
       // -0 reads as 0, as in Clojure: an integer has no sign of zero.
       return { type: "int", value: v + 0, text: raw.text as string, loc };
     }
+    case "radix":
+      return convert({ type: "int", text: raw.text, value: radixValue(raw.text as string, loc), loc }, fnlitDepth);
     case "list":
     case "vector":
     case "map":
@@ -78,6 +80,22 @@ function convert(raw: RawForm, fnlitDepth: number): Form {
     default:
       return raw as unknown as Form;
   }
+}
+
+/** The value of a radix integer (`-16rFF`), read as Clojure reads it; a parse_error for a bad radix or digit. */
+function radixValue(text: string, loc: SourceLoc): number {
+  const r = text.search(/[rR]/);
+  const sign = text[0] === "-" ? -1 : 1;
+  const radix = Number(text.slice(/[-+]/.test(text[0]) ? 1 : 0, r));
+  const hint = "a radix integer is the radix (2 to 36), r, and its digits: 2r101 is 5, 16rFF is 255";
+  if (radix < 2 || radix > 36) throw new LispError("parse_error", `invalid number ${text}: the radix must be from 2 to 36`, loc, hint, "read");
+  let v = 0;
+  for (const c of text.slice(r + 1)) {
+    const d = parseInt(c, 36);
+    if (d >= radix) throw new LispError("parse_error", `invalid number ${text}: ${c} is not a digit in radix ${radix}`, loc, hint, "read");
+    v = v * radix + d;
+  }
+  return sign * v;
 }
 
 /** Reads a whole program into top-level forms. Throws a LispError (phase "read") on bad input. */

@@ -15,6 +15,17 @@ true
 ;=> 1000.0
 0x1F
 ;=> 31
+;; Radix integers, as Clojure reads them: radix 2 to 36, r or R, digits of either case.
+[2r101 16rFF -16rff 36rZz 8R17 +2r0]
+;=> [5 255 -255 1295 15 0]
+2r102
+;!! parse_error: invalid number 2r102: 2 is not a digit in radix 2
+;@ 1:1
+[1 37r1]
+;!! parse_error: invalid number 37r1: the radix must be from 2 to 36
+;@ 1:4
+36rZZZZZZZZZZZZZZZZ
+;!! parse_error: is out of range
 ##Inf
 ;=> ##Inf
 ##-Inf
