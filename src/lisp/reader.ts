@@ -45,6 +45,10 @@ function convert(raw: RawForm, fnlitDepth: number): Form {
         const hint = "a character is \\ and one character (\\a), \\uXXXX, \\oNNN or \\newline \\space \\tab \\return \\backspace \\formfeed; write text as a string \"...\"";
         throw new LispError("parse_error", aboutSource(`unsupported character literal \\${raw.text}`), loc, hint, "read");
       }
+      if (raw.syntax === "number") {
+        const hint = "a number is an integer (42, 0x2A, 052, 2r101010, with an optional N) or a float (4.2, 4.2e1, with an optional M)";
+        throw new LispError("parse_error", aboutSource(`invalid number ${raw.text}`), loc, hint, "read");
+      }
       const [msg, hint] = UNSUPPORTED[raw.syntax ?? ""] ?? ["unsupported syntax", "use plain PTC-Lisp forms"];
       throw new LispError("parse_error", msg, loc, hint, "read");
     }

@@ -192,6 +192,28 @@
 ;!! parse_error: leading zero is octal
 0.5
 ;=> 0.5
+;; N marks an integer whatever its base (017N was read as 17, 0x10N refused); M a float;
+;; N after a float is not a number.
+[017N -017N 0x10N -0XffN 0N 00N 17N 017M 08M]
+;=> [15 -15 16 -255 0 0 17 17.0 8.0]
+08N
+;!! parse_error: leading zero is octal
+1.5N
+;!! parse_error: invalid number 1.5N
+;@ 1:1
+[1 1e3N]
+;!! parse_error: invalid number 1e3N
+;@ 1:4
+;; A number token that is none of the forms is named whole, where it starts.
+(+ 1 2a)
+;!! parse_error: invalid number 2a
+;@ 1:6
+(+ 1e 2)
+;!! parse_error: invalid number 1e
+;@ 1:4
+[0xG 1]
+;!! parse_error: invalid number 0xG
+;@ 1:2
 ;; letfn: local functions that call themselves and each other.
 (letfn [(ev? [n] (if (zero? n) true (od? (dec n)))) (od? [n] (if (zero? n) false (ev? (dec n))))] [(ev? 10) (od? 7)])
 ;=> [true true]
