@@ -1361,15 +1361,39 @@ const NOT_ALNUM = /[^\p{L}\p{N}]/gu;
 /**
  * A tool's message with each stretch that holds a hidden argument's letters and digits once case,
  * separators and escapes are set aside (`4111-1111-1111-1111` for `"4111 1111 1111 1111"`),
- * forwards or reversed, replaced by its stand-in: the echoes `Marks.echoed` hides in a result.
+ * forwards or reversed, replaced by its stand-in: the echoes `Marks.echoed` hides in a result,
+ * and pieces of one: the message is the host's text about the arguments, so a prefix, a segment
+ * or the last characters it quotes (`bad token K7Z2Q9-B3M8X`, `ends W5R2`) are derived too. A
+ * stretch is a run of QUOTED_MIN+ characters of an argument; one of fewer than ECHO_MIN letters
+ * is hidden only when it is whole words of the message, so that the message's own words keep
+ * showing where a word-like argument shares a few letters with them (`tion` of `option`).
  * `given` pairs each hidden argument with its stand-in.
  */
 export function hideRewritten(text: string, given: Array<[string, string]>): string {
-  const compact: Array<[string, string]> = [];
-  for (const [value, shown] of given) compactForms(value, shown, compact);
+  // Every QUOTED_MIN-character run of each argument's compact text, forwards and reversed.
+  const grams = new Map<string, string>();
+  for (const [value, shown] of given) {
+    const c = compactText(value);
+    if (c.length < QUOTED_MIN) continue;
+    for (const form of [c, reversed(c)]) for (let k = 0; k + QUOTED_MIN <= form.length; k++) if (!grams.has(form.slice(k, k + QUOTED_MIN))) grams.set(form.slice(k, k + QUOTED_MIN), shown);
+  }
   // Most messages hold no echo: the positions below are worked out only for one that does.
-  const whole = compact.length === 0 ? "" : compactText(text);
-  if (!compact.some(([q]) => whole.includes(q))) return text;
+  if (grams.size === 0 || !holdsGram(compactText(text), grams)) return text;
+  // Stand-ins already in the message name places (`data/_creds :token`): only the text between them is searched.
+  if (!text.includes(STAND_IN_OPEN)) return hidePieces(text, grams);
+  return text
+    .split(STAND_INS)
+    .map((part, i) => (i % 2 === 1 ? part : hidePieces(part, grams)))
+    .join("");
+}
+
+function holdsGram(c: string, grams: ReadonlyMap<string, string>): boolean {
+  for (let k = 0; k + QUOTED_MIN <= c.length; k++) if (grams.has(c.slice(k, k + QUOTED_MIN))) return true;
+  return false;
+}
+
+/** `text` with the stretches `hideRewritten` hides replaced by the stand-in of the argument they are from. */
+function hidePieces(text: string, grams: ReadonlyMap<string, string>): string {
   // The text's letters and digits as compactText keeps them, each with the stretch it came from.
   let c = "";
   const from: number[] = [];
@@ -1386,21 +1410,30 @@ export function hideRewritten(text: string, given: Array<[string, string]>): str
     }
     i = end;
   }
-  const spans: Array<[number, number, string]> = [];
-  for (const [q, shown] of compact) {
-    for (let k = c.indexOf(q); k >= 0; k = c.indexOf(q, k + q.length)) spans.push([from[k], to[k + q.length - 1], shown]);
+  // Which of them a run of an argument covers, and the argument's stand-in.
+  const covered: Array<string | undefined> = new Array<string | undefined>(c.length);
+  for (let k = 0; k + QUOTED_MIN <= c.length; k++) {
+    const shown = grams.get(c.slice(k, k + QUOTED_MIN));
+    if (shown !== undefined) for (let j = k; j < k + QUOTED_MIN; j++) covered[j] ??= shown;
   }
-  if (spans.length === 0) return text;
-  spans.sort((a, b) => a[0] - b[0]);
   let out = "";
   let at = 0;
-  for (const [start, end, shown] of spans) {
-    if (end <= at) continue;
-    out += start >= at ? text.slice(at, start) + shown : "";
-    at = end;
+  for (let a = 0; a < c.length; a++) {
+    const shown = covered[a];
+    if (shown === undefined) continue;
+    let b = a;
+    while (b + 1 < c.length && covered[b + 1] !== undefined) b++;
+    const words = (a === 0 || from[a] !== to[a - 1]) && (b === c.length - 1 || to[b] !== from[b + 1]);
+    if (words || b - a + 1 >= ECHO_MIN || DIGIT.test(c.slice(a, b + 1))) {
+      out += text.slice(at, from[a]) + shown;
+      at = to[b];
+    }
+    a = b;
   }
-  return out + text.slice(at);
+  return at === 0 ? text : out + text.slice(at);
 }
+
+const DIGIT = /\p{N}/u;
 
 /** A hidden value's compact text, forwards and reversed, when it is long enough to be an echo. */
 function compactForms<T>(text: string, tag: T, out: Array<[string, T]>): void {

@@ -75,6 +75,8 @@ describe("the output check's message shows no hidden key or input", () => {
     // A tool's message sending its argument back rewritten was hidden, the output check's not.
     ["a host's message that quotes the input with other separators", z.object({ card: z.string().refine(() => false, { error: (iss) => `card ${String(iss.input).replace(/ /g, "-")} declined` }) }), "(return {:card (:card data/_creds)})"],
     ["a transform that throws quoting the input URL-encoded", z.object({ email: z.string().transform((v) => { throw new Error(`no mailbox ${encodeURIComponent(v)}`); }) }), `(return {:email ${E}})`],
+    // A piece of the input, with no ellipsis to say it was cut: the prefix a host checks, its last characters.
+    ["a host's message that quotes a piece of the input", z.object({ token: z.string().refine(() => false, { error: (iss) => `unknown prefix ${String(iss.input).slice(0, 7)}, ends ${String(iss.input).slice(-6)}` }) }), `(return {:token ${T}})`],
   ];
   it.each(CASES)("%s", async (_name, output, program) => {
     for (const compressHistory of VIEWS) {
@@ -230,6 +232,35 @@ describe("a tool that sends a hidden argument back rewritten does not show it", 
     }
     expect(errors[0]).toEqual(errors[1]);
     expect(errors[0]?.[0]).toMatch(/^account .*hidden integer from data\/_acct.* locked$/);
+  });
+
+  // A host's message built from a piece of the argument it was given (a prefix with no ellipsis,
+  // a middle, the last characters, one segment, in another case) is about that argument: before,
+  // only the whole value or a cut ending in an ellipsis was found, so these quoted 4-11 characters.
+  const PIECES: Record<string, (t: string) => string> = {
+    prefix: (t) => `bad token ${t.slice(0, 12)}`,
+    middle: (t) => `bad token part ${t.slice(4, 14)}`,
+    suffix: (t) => `token ending ${t.slice(-6)} expired`,
+    segment: (t) => `segment ${t.split("-")[1]} invalid`,
+    lower: (t) => `prefix ${t.slice(0, 7).toLowerCase()} unknown`,
+    json: (t) => JSON.stringify({ error: "invalid", got: t.slice(2, 15) }),
+  };
+  it.each(Object.keys(PIECES))("a tool's message quoting a piece of a hidden argument (%s) shows a stand-in for it", async (name) => {
+    const piece = { [name]: tool({ description: "Checks a token.", input: z.object({ token: z.string() }), run: ({ token }) => { throw new Error(PIECES[name](token)); } }) };
+    for (const isolation of ["none", "worker"] as const) {
+      for (const compressHistory of VIEWS) {
+        const seen = await run([`(tool/${name} {:token (:token data/_creds)})`, "(return :done)"], { tools: piece, compressHistory, isolation });
+        expect(seen.prompts).toMatch(new RegExp(`tool/${name} failed: .*<hidden string from data/_creds :token>`));
+        expectClean(seen.prompts, `prompts (${isolation})`);
+        expectClean(seen.host.replace(/"source":"[^"]*"/g, ""), `host (${isolation})`);
+      }
+    }
+  });
+
+  it("a tool's message keeps its words that share no piece with a hidden argument", async () => {
+    const own = { own: tool({ description: "Checks a token.", input: z.object({ token: z.string() }), run: ({ token }) => { throw new Error(`token rejected: ends ${token.slice(-4)}`); } }) };
+    const seen = await run(["(tool/own {:token (:token data/_creds)})", "(return :done)"], { tools: own, compressHistory: false });
+    expect(seen.prompts).toContain("tool/own failed: token rejected: ends <hidden string from data/_creds :token>");
   });
 
   it("a result that merely holds text like a hidden argument's still shows", async () => {
