@@ -1370,26 +1370,29 @@ const NOT_ALNUM = /[^\p{L}\p{N}]/gu;
  * `given` pairs each hidden argument with its stand-in.
  */
 export function hideRewritten(text: string, given: Array<[string, string]>): string {
-  // Every QUOTED_MIN-character run of each argument's compact text, forwards and reversed.
+  // The QUOTED_MIN-character runs of each argument's compact text, forwards and reversed, that the
+  // message holds: kept to those, so a tool given thousands of hidden values indexes no more than its message.
+  const whole = compactText(text);
+  const inText = new Set<string>();
+  for (let k = 0; k + QUOTED_MIN <= whole.length; k++) inText.add(whole.slice(k, k + QUOTED_MIN));
   const grams = new Map<string, string>();
-  for (const [value, shown] of given) {
+  for (const [value, shown] of inText.size === 0 ? [] : given) {
     const c = compactText(value);
-    if (c.length < QUOTED_MIN) continue;
-    for (const form of [c, reversed(c)]) for (let k = 0; k + QUOTED_MIN <= form.length; k++) if (!grams.has(form.slice(k, k + QUOTED_MIN))) grams.set(form.slice(k, k + QUOTED_MIN), shown);
+    for (const form of [c, reversed(c)]) {
+      for (let k = 0; k + QUOTED_MIN <= form.length; k++) {
+        const g = form.slice(k, k + QUOTED_MIN);
+        if (inText.has(g) && !grams.has(g)) grams.set(g, shown);
+      }
+    }
   }
   // Most messages hold no echo: the positions below are worked out only for one that does.
-  if (grams.size === 0 || !holdsGram(compactText(text), grams)) return text;
+  if (grams.size === 0) return text;
   // Stand-ins already in the message name places (`data/_creds :token`): only the text between them is searched.
   if (!text.includes(STAND_IN_OPEN)) return hidePieces(text, grams);
   return text
     .split(STAND_INS)
     .map((part, i) => (i % 2 === 1 ? part : hidePieces(part, grams)))
     .join("");
-}
-
-function holdsGram(c: string, grams: ReadonlyMap<string, string>): boolean {
-  for (let k = 0; k + QUOTED_MIN <= c.length; k++) if (grams.has(c.slice(k, k + QUOTED_MIN))) return true;
-  return false;
 }
 
 /** `text` with the stretches `hideRewritten` hides replaced by the stand-in of the argument they are from. */
