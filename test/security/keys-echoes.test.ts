@@ -263,6 +263,14 @@ describe("a tool that sends a hidden argument back rewritten does not show it", 
     expect(seen.prompts).toContain("tool/own failed: token rejected: ends <hidden string from data/_creds :token>");
   });
 
+  it("the output check's own words stay beside a word-like hidden value that shares a few letters with them", async () => {
+    const llm = scriptedLlm([code('(return {:env data/_env :tier "gold"})')]);
+    const agent = SubAgent.create({ prompt: "Report the tier.", maxTurns: 1, output: z.object({ env: z.string(), tier: z.enum(["free", "pro"]) }) });
+    const step = await SubAgent.run(agent, { llm, context: { _env: "production" } });
+    expect(step.ok).toBe(false);
+    expect(JSON.stringify(step.trace)).toContain("Invalid option: expected one of");
+  });
+
   it("a result that merely holds text like a hidden argument's still shows", async () => {
     const seen = await run(['(def r (tool/batch {:emails [(:email data/_creds)]}))\n(println r)\n(println (tool/batch {:emails ["carol@example.com"]}))', "(return :done)"], { tools: TOOLS, compressHistory: false });
     expect(seen.prompts).toContain('{<hidden keyword derived from data/_creds> {:plan "pro" :seats 3}}');
