@@ -271,6 +271,21 @@ describe("a tool that sends a hidden argument back rewritten does not show it", 
     expect(JSON.stringify(step.trace)).toContain("Invalid option: expected one of");
   });
 
+  it("a host's refusal quoting a piece of a hidden argument shows a stand-in for it", async () => {
+    const send = tool({ description: "Sends.", input: z.object({ token: z.string() }), needsApproval: true, run: () => ({ ok: 1 }) });
+    for (const isolation of ["none", "worker"] as const) {
+      const agent = SubAgent.create({ prompt: "Send it.", tools: { send }, maxTurns: 3 });
+      const step = await SubAgent.run(agent, { llm: scriptedLlm([code("(tool/send {:token (:token data/_creds)})")]), context: CONTEXT, isolation });
+      const id = step.paused?.approvals[0]?.id ?? "";
+      const llm = scriptedLlm([code("(println 1)"), code("(return :done)")]);
+      const done = await SubAgent.resume(agent, saveRun(step, agent), { llm, isolation, context: CONTEXT, approvals: { [id]: { approved: false, reason: `token ${TOKEN.slice(0, 12)} is revoked` } } });
+      const prompts = llm.requests.flatMap((r) => r.messages.map((m) => m.content)).join("\n");
+      expect(prompts).toContain("rejected by the host: token <hidden string from data/_creds :token> is revoked");
+      expectClean(prompts, `prompts (${isolation})`);
+      expectClean(traceToJson(done.trace), `trace (${isolation})`);
+    }
+  });
+
   it("a result that merely holds text like a hidden argument's still shows", async () => {
     const seen = await run(['(def r (tool/batch {:emails [(:email data/_creds)]}))\n(println r)\n(println (tool/batch {:emails ["carol@example.com"]}))', "(return :done)"], { tools: TOOLS, compressHistory: false });
     expect(seen.prompts).toContain('{<hidden keyword derived from data/_creds> {:plan "pro" :seats 3}}');
