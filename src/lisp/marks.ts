@@ -1146,10 +1146,11 @@ export class Marks {
   /** A tool's message with the hidden arguments it sends back rewritten as stand-ins (`hideRewritten`). */
   hideEchoes(args: Value, text: string): string {
     if (this.empty) return text;
-    const given: Array<[string, string]> = [];
+    const given: Array<[string | number, string]> = [];
     eachPart(args, (x) => {
-      const o = x instanceof Keyword ? undefined : this.prims.get(x);
-      if (o !== undefined) given.push([String(x), standIn(typeName(x), o)]);
+      if (x instanceof Keyword) return;
+      const o = this.prims.get(x);
+      if (o !== undefined) given.push([x, standIn(typeName(x), o)]);
     });
     return given.length === 0 ? text : hideRewritten(text, given);
   }
@@ -1362,21 +1363,28 @@ const NOT_ALNUM = /[^\p{L}\p{N}]/gu;
  * A tool's message with each stretch that holds a hidden argument's letters and digits once case,
  * separators and escapes are set aside (`4111-1111-1111-1111` for `"4111 1111 1111 1111"`),
  * forwards or reversed, replaced by its stand-in: the echoes `Marks.echoed` hides in a result,
- * and pieces of one: the message is the host's text about the arguments, so a prefix, a segment
- * or the last characters it quotes (`bad token K7Z2Q9-B3M8X`, `ends W5R2`) are derived too. A
- * stretch is a run of QUOTED_MIN+ characters of an argument; one of fewer than ECHO_MIN letters
- * is hidden only when it is whole words of the message, so that the message's own words keep
- * showing where a word-like argument shares a few letters with them (`tion` of `option`).
- * `given` pairs each hidden argument with its stand-in.
+ * and pieces of a hidden string: the message is the host's text about the arguments, so a
+ * prefix, a segment or the last characters it quotes (`bad token K7Z2Q9-B3M8X`, `ends W5R2`) are
+ * derived too. A piece is a run of QUOTED_MIN+ characters; one of fewer than ECHO_MIN letters is
+ * hidden only when it is whole words of the message, so that the message's own words keep
+ * showing where a word-like argument shares a few letters with them (`tion` of `option`). A
+ * hidden number is looked for whole (ECHO_MIN+ digits): its pieces are digits, which a message
+ * holds for its own reasons (`<=1000` beside a hidden 10000). `given` pairs each hidden argument
+ * with its stand-in.
  */
-export function hideRewritten(text: string, given: Array<[string, string]>): string {
-  // The QUOTED_MIN-character runs of each argument's compact text, forwards and reversed, that the
-  // message holds: kept to those, so a tool given thousands of hidden values indexes no more than its message.
+export function hideRewritten(text: string, given: Array<[string | number, string]>): string {
+  // The QUOTED_MIN-character runs of each hidden string's compact text, forwards and reversed, that
+  // the message holds: kept to those, so a tool given thousands of hidden values indexes no more than its message.
   const whole = compactText(text);
   const inText = new Set<string>();
   for (let k = 0; k + QUOTED_MIN <= whole.length; k++) inText.add(whole.slice(k, k + QUOTED_MIN));
   const grams = new Map<string, string>();
+  const numbers: Array<[string, string]> = [];
   for (const [value, shown] of inText.size === 0 ? [] : given) {
+    if (typeof value === "number") {
+      compactForms(String(value), shown, numbers);
+      continue;
+    }
     const c = compactText(value);
     for (const form of [c, reversed(c)]) {
       for (let k = 0; k + QUOTED_MIN <= form.length; k++) {
@@ -1385,18 +1393,19 @@ export function hideRewritten(text: string, given: Array<[string, string]>): str
       }
     }
   }
+  const wholes = numbers.filter(([q]) => whole.includes(q));
   // Most messages hold no echo: the positions below are worked out only for one that does.
-  if (grams.size === 0) return text;
+  if (grams.size === 0 && wholes.length === 0) return text;
   // Stand-ins already in the message name places (`data/_creds :token`): only the text between them is searched.
-  if (!text.includes(STAND_IN_OPEN)) return hidePieces(text, grams);
+  if (!text.includes(STAND_IN_OPEN)) return hidePieces(text, grams, wholes);
   return text
     .split(STAND_INS)
-    .map((part, i) => (i % 2 === 1 ? part : hidePieces(part, grams)))
+    .map((part, i) => (i % 2 === 1 ? part : hidePieces(part, grams, wholes)))
     .join("");
 }
 
-/** `text` with the stretches `hideRewritten` hides replaced by the stand-in of the argument they are from. */
-function hidePieces(text: string, grams: ReadonlyMap<string, string>): string {
+/** `text` with the stretches `hideRewritten` hides replaced by the stand-in of the argument they are from: runs of a string (`grams`), whole numbers (`wholes`). */
+function hidePieces(text: string, grams: ReadonlyMap<string, string>, wholes: ReadonlyArray<[string, string]>): string {
   // The text's letters and digits as compactText keeps them, each with the stretch it came from.
   let c = "";
   const from: number[] = [];
@@ -1419,6 +1428,7 @@ function hidePieces(text: string, grams: ReadonlyMap<string, string>): string {
     const shown = grams.get(c.slice(k, k + QUOTED_MIN));
     if (shown !== undefined) for (let j = k; j < k + QUOTED_MIN; j++) covered[j] ??= shown;
   }
+  for (const [q, shown] of wholes) for (let k = c.indexOf(q); k >= 0; k = c.indexOf(q, k + 1)) for (let j = k; j < k + q.length; j++) covered[j] ??= shown;
   let out = "";
   let at = 0;
   for (let a = 0; a < c.length; a++) {

@@ -271,6 +271,14 @@ describe("a tool that sends a hidden argument back rewritten does not show it", 
     expect(JSON.stringify(step.trace)).toContain("Invalid option: expected one of");
   });
 
+  it("the output check's own bound stays beside a hidden number that holds its digits", async () => {
+    const llm = scriptedLlm([code("(return {:budget data/_budget :n 5000})")]);
+    const agent = SubAgent.create({ prompt: "Pick n.", maxTurns: 1, output: z.object({ budget: z.number(), n: z.number().max(1000) }) });
+    const step = await SubAgent.run(agent, { llm, context: { _budget: 10000 } });
+    expect(step.ok).toBe(false);
+    expect(JSON.stringify(step.trace)).toContain("Too big: expected number to be <=1000");
+  });
+
   it("a host's refusal quoting a piece of a hidden argument shows a stand-in for it", async () => {
     const send = tool({ description: "Sends.", input: z.object({ token: z.string() }), needsApproval: true, run: () => ({ ok: 1 }) });
     for (const isolation of ["none", "worker"] as const) {

@@ -363,15 +363,15 @@ function result(m: DoneMessage, memory: Memory, w: PoolWorker, started: number, 
 function hideArgs(text: string, args: unknown, shown: unknown): string {
   const found: Array<[string, string]> = [];
   // As the run's own marks do (Marks.hideText): a message may quote the value JSON-escaped too.
-  const given: Array<[string, string]> = [];
-  const quoted = (value: string, shown: string): void => {
-    for (const q of quotedForms(value)) found.push([q, shown]);
+  const given: Array<[string | number, string]> = [];
+  const quoted = (value: string | number, shown: string): void => {
+    for (const q of quotedForms(String(value))) found.push([q, shown]);
     given.push([value, shown]);
   };
   const walk = (a: unknown, s: unknown, depth: number): void => {
     if (depth > 64) return;
     if (typeof s === "string") {
-      if (s.startsWith(STAND_IN_OPEN) && (typeof a === "string" || typeof a === "number") && String(a).length >= QUOTED_MIN) quoted(String(a), s);
+      if (s.startsWith(STAND_IN_OPEN) && (typeof a === "string" || typeof a === "number") && String(a).length >= QUOTED_MIN) quoted(a, s);
       return;
     }
     if (Array.isArray(s) && Array.isArray(a)) for (let i = 0; i < s.length; i++) walk(a[i], s[i], depth + 1);
