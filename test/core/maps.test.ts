@@ -2,6 +2,7 @@
 // from host data, wrong types with the builtin named in the error, and limits).
 import { describe, expect, it } from "vitest";
 import { evaluate, print } from "../../src/lisp/evaluate.js";
+import { isSortedTree } from "../../src/lisp/sorted-map.js";
 import { edn, failure, stillClock } from "../support/run.js";
 
 // Host data arrives with keyword keys; tool results and JSON parsing can give string keys.
@@ -300,24 +301,43 @@ describe("zipmap, hash-map, sorted-map, rename-keys, map-invert", () => {
   it("taking the least or greatest key out of a large sorted collection over and over leaves no long run of gaps to walk", async () => {
     // immutable's OrderedMap leaves a gap where an entry was removed and walks every gap before
     // its first (or after its last) entry: draining a sorted set by (disj s (first s)) walked
-    // n²/4 gaps that no fuel paid for (40,000 elements: 840,095 fuel, 17 s).
-    type Entries = { size: number; get(i: number): unknown };
-    const gaps = (list: Entries, from: number, step: number): number => {
-      let n = 0;
-      for (let i = from; i >= 0 && i < list.size && list.get(i) === undefined; i += step) n++;
-      return n;
+    // n²/4 gaps that no fuel paid for (40,000 elements: 840,095 fuel, 17 s). A large sorted
+    // collection is now a tree (sorted-map.ts): its edge is as near as the tree is shallow, so
+    // the tree must hold just the keys left, stay balanced, and be read only along one path.
+    type TreeNode = { key: unknown; left: TreeNode | null; right: TreeNode | null };
+    type TreeMap = { size: number; _tree: TreeNode | null; _entries: { has(k: unknown): boolean }; __iterator(type: number, reverse?: boolean): Iterator<unknown>; first(): unknown; last(): unknown };
+    const shape = (n: TreeNode | null, m: TreeMap): { nodes: number; height: number; stale: number } => {
+      if (n === null) return { nodes: 0, height: 0, stale: 0 };
+      const l = shape(n.left, m);
+      const r = shape(n.right, m);
+      return { nodes: l.nodes + r.nodes + 1, height: Math.max(l.height, r.height) + 1, stale: l.stale + r.stale + (m._entries.has(n.key) ? 0 : 1) };
     };
-    for (const [src, entries] of [
-      // An OrderedMap's list of entries; a sorted tree map (sorted-map.ts) has none, nor gaps.
-      ["(loop [s (apply sorted-set (range 3000)) i 0] (if (= i 1400) s (recur (disj s (first s)) (inc i))))", (v: unknown) => (v as { _map: { _list?: Entries } })._map._list],
-      ["(loop [m (apply sorted-map-by > (range 6000)) i 0] (if (= i 1400) m (recur (dissoc m (key (last m))) (inc i))))", (v: unknown) => (v as { _list?: Entries })._list],
+    // The nodes a reading of the first or last key steps to: a copy of the map whose tree counts them.
+    const stepsToEdge = (m: TreeMap, read: (copy: TreeMap) => unknown): number => {
+      let steps = 0;
+      const spy = (n: TreeNode | null): TreeNode | null =>
+        n === null ? null : new Proxy(n, { get: (t, p) => (p === "left" || p === "right" ? (steps++, spy(t[p])) : t[p as keyof TreeNode]) });
+      read(Object.assign(Object.create(Object.getPrototypeOf(m) as object) as TreeMap, m, { _tree: spy(m._tree) }));
+      return steps;
+    };
+    for (const [src, tree, size] of [
+      ["(loop [s (apply sorted-set (range 3000)) i 0] (if (= i 1400) s (recur (disj s (first s)) (inc i))))", (v: unknown) => (v as { _map: TreeMap })._map, 1600],
+      ["(loop [m (apply sorted-map-by > (range 6000)) i 0] (if (= i 1400) m (recur (dissoc m (key (last m))) (inc i))))", (v: unknown) => v as TreeMap, 1600],
     ] as const) {
-      // A still clock: 1,400 removals from a 6,000-entry map can outlast the 1 s limit on a loaded machine.
+      // A still clock: 1,400 removals from a 3,000-entry map can outlast the 1 s limit on a loaded machine.
       const r = await evaluate(src, { clock: stillClock });
       expect(r.ok, src).toBe(true);
       if (!r.ok) continue;
-      const list = entries(r.lisp);
-      if (list !== undefined) expect(gaps(list, 0, 1) + gaps(list, list.size - 1, -1), src).toBeLessThanOrEqual(256);
+      const m = tree(r.lisp);
+      expect(isSortedTree(m), src).toBe(true);
+      expect(m.size, src).toBe(size);
+      const { nodes, height, stale } = shape(m._tree, m);
+      expect([nodes, stale], src).toEqual([size, 0]);
+      // An AVL tree of n keys is at most 1.44 log2(n + 2) deep.
+      expect(height, src).toBeLessThanOrEqual(Math.floor(1.44 * Math.log2(size + 2)));
+      for (const read of [(c: TreeMap) => c.__iterator(0).next(), (c: TreeMap) => c.__iterator(0, true).next(), (c: TreeMap) => c.first(), (c: TreeMap) => c.last()]) {
+        expect(stepsToEdge(m, read), src).toBeLessThanOrEqual(2 * height);
+      }
     }
     expect(await edn("(let [s (loop [s (apply sorted-set-by > (range 3000)) i 0] (if (= i 1400) s (recur (disj s (first s)) (inc i))))] [(count s) (first s) (last s) (first (conj s 5000))])")).toBe("[1600 1599 0 5000]");
   });
