@@ -65,23 +65,27 @@ async function inBothViews(program: string, tools?: Record<string, Tool>): Promi
 describe("the output check's message shows no hidden key or input", () => {
   const T = "(:token data/_creds)";
   const E = "(:email data/_creds)";
-  const CASES: Array<[string, z.ZodType, string]> = [
-    ["a hidden string as an unknown key", z.strictObject({ n: z.number() }), `(return {:n 1 ${T} 2})`],
-    ["a keyword made from a hidden string", z.strictObject({ n: z.number() }), `(return {:n 1 (keyword ${E}) 2})`],
-    ["a hidden key on an issue's path", z.object({ n: z.record(z.string(), z.number()) }), `(return {:n {${E} "x"}})`],
-    ["a cut of a hidden string on the path", z.object({ m: z.record(z.string(), z.object({ v: z.number() })) }), `(return {:m {(subs ${T} 0 13) {:v "bad"}}})`],
-    ["a host's message that quotes the input", z.object({ email: z.string().refine((v) => v.endsWith("@corp.example"), { error: (iss) => `not a corp address: ${String(iss.input)}` }) }), `(return {:email ${E}})`],
-    ["keys grouped from hidden values", z.record(z.string(), z.array(z.number())), `(return (group-by :email [{:email ${E} :n 1}]))`],
+  // Issues are listed under one message; a schema that throws is reported under the other.
+  const ISSUES = "the (return ...) value does not match the expected output:";
+  const THREW = "the output check failed on the (return ...) value:";
+  const CASES: Array<[string, z.ZodType, string, string]> = [
+    ["a hidden string as an unknown key", z.strictObject({ n: z.number() }), `(return {:n 1 ${T} 2})`, ISSUES],
+    ["a keyword made from a hidden string", z.strictObject({ n: z.number() }), `(return {:n 1 (keyword ${E}) 2})`, ISSUES],
+    ["a hidden key on an issue's path", z.object({ n: z.record(z.string(), z.number()) }), `(return {:n {${E} "x"}})`, ISSUES],
+    ["a cut of a hidden string on the path", z.object({ m: z.record(z.string(), z.object({ v: z.number() })) }), `(return {:m {(subs ${T} 0 13) {:v "bad"}}})`, ISSUES],
+    ["a host's message that quotes the input", z.object({ email: z.string().refine((v) => v.endsWith("@corp.example"), { error: (iss) => `not a corp address: ${String(iss.input)}` }) }), `(return {:email ${E}})`, ISSUES],
+    ["keys grouped from hidden values", z.record(z.string(), z.array(z.number())), `(return (group-by :email [{:email ${E} :n 1}]))`, ISSUES],
     // A tool's message sending its argument back rewritten was hidden, the output check's not.
-    ["a host's message that quotes the input with other separators", z.object({ card: z.string().refine(() => false, { error: (iss) => `card ${String(iss.input).replace(/ /g, "-")} declined` }) }), "(return {:card (:card data/_creds)})"],
-    ["a transform that throws quoting the input URL-encoded", z.object({ email: z.string().transform((v) => { throw new Error(`no mailbox ${encodeURIComponent(v)}`); }) }), `(return {:email ${E}})`],
+    ["a host's message that quotes the input with other separators", z.object({ card: z.string().refine(() => false, { error: (iss) => `card ${String(iss.input).replace(/ /g, "-")} declined` }) }), "(return {:card (:card data/_creds)})", ISSUES],
+    ["a transform that throws quoting the input URL-encoded", z.object({ email: z.string().transform((v) => { throw new Error(`no mailbox ${encodeURIComponent(v)}`); }) }), `(return {:email ${E}})`, THREW],
     // A piece of the input, with no ellipsis to say it was cut: the prefix a host checks, its last characters.
-    ["a host's message that quotes a piece of the input", z.object({ token: z.string().refine(() => false, { error: (iss) => `unknown prefix ${String(iss.input).slice(0, 7)}, ends ${String(iss.input).slice(-6)}` }) }), `(return {:token ${T}})`],
+    ["a host's message that quotes a piece of the input", z.object({ token: z.string().refine(() => false, { error: (iss) => `unknown prefix ${String(iss.input).slice(0, 7)}, ends ${String(iss.input).slice(-6)}` }) }), `(return {:token ${T}})`, ISSUES],
   ];
-  it.each(CASES)("%s", async (_name, output, program) => {
+  it.each(CASES)("%s", async (_name, output, program, message) => {
     for (const compressHistory of VIEWS) {
       const seen = await run([program, "(return {:n 1})"], { output, compressHistory });
-      expect(seen.prompts).toMatch(/does not match the expected output|the output check failed/);
+      expect(seen.prompts).toContain(message);
+      expect(seen.prompts).not.toContain(message === ISSUES ? THREW : ISSUES);
       expectClean(seen.prompts, "prompts");
       expectClean(seen.host, "trace and saved run");
     }
