@@ -25,6 +25,8 @@ export interface ProxyContext {
   /** Without one, the admin routes are disabled. */
   readonly adminToken: string | undefined;
   readonly now: () => number;
+  /** The last turn stamp this process gave (chat.ts turnStamp). */
+  readonly turns: { last: number };
   readonly tenants: Tenants;
   /** Waits between retries; tests pass their own. */
   readonly sleep: (ms: number, signal?: AbortSignal) => Promise<void>;

@@ -399,6 +399,7 @@ export async function startProxy(options: ProxyOptions = {}): Promise<RunningPro
     log: logger,
     adminToken: options.adminToken || undefined,
     now,
+    turns: { last: -Infinity },
     tenants: new Tenants(now, store),
     life: { draining: false, inFlight: 0 },
     summarizers: new Map(),

@@ -361,4 +361,26 @@ describe("a slow reply to an earlier turn, finishing after a later turn's", { ti
     expect(record.messageCount).toBe(5);
     expect((JSON.parse((await b.proxy.context.store.body(record.id)) ?? "{}") as { messages?: unknown[] }).messages).toEqual(turnN1);
   });
+  it.each(where.filter((w) => w.two))("leaves them at the later turn when a slow reply finishes last on a replica whose clock is behind: $name", async ({ db }) => {
+    const at = await db?.();
+    // a's clock runs a minute ahead of b's: b's two turns after a's are both stamped past a's.
+    let tick = 1_700_000_000_000;
+    const a = await rig({ proxy: { now: () => ++tick + 60_000, db: at } });
+    cleanups.push(() => a.close());
+    const b = await rig({ proxy: { now: () => ++tick, db: at, upstream: a.upstream.url } });
+    cleanups.push(() => b.close());
+    const turn1: ReturnType<typeof longConversation> = [{ role: "user", content: "task T" }];
+    const turnN: ReturnType<typeof longConversation> = [...turn1, { role: "assistant", content: "a1" }, { role: "user", content: "q2" }];
+    const turnN1: ReturnType<typeof longConversation> = [...turnN, { role: "assistant", content: "a2" }, { role: "user", content: "q3" }];
+    await send(a, turn1, "c3");
+    const slow = b.client.chat.completions.create({ model: "fake-model", messages: turnN }, { headers: { "x-conversation-id": "c3", "x-fake-mode": "hold" } });
+    await expect.poll(() => a.upstream.held, { timeout: 10_000 }).toBe(1);
+    await send(b, turnN1, "c3");
+    a.upstream.release();
+    await slow;
+    const record = (await stored(b.proxy.context.store, "c3")) as NonNullable<Awaited<ReturnType<typeof stored>>>;
+    // Before: 3 and turn N's body (both of b's turns were stamped a's turn + 1).
+    expect(record.messageCount).toBe(5);
+    expect((JSON.parse((await b.proxy.context.store.body(record.id)) ?? "{}") as { messages?: unknown[] }).messages).toEqual(turnN1);
+  });
 });
