@@ -13,6 +13,20 @@ import { startProxy } from "../../src/proxy/index.js";
 import { hashKey } from "../../src/proxy/tenancy.js";
 import { tempDir } from "./setup.js";
 
+/** `file` opened as the proxy opens its config file. */
+function openConfig(file: string): ConfigFile {
+  const opened = ConfigFile.open(file);
+  if (!opened.ok) throw new Error(opened.error);
+  return opened.value;
+}
+
+/** A new config file of no settings, config.json in `dir` (a new temporary directory), and it opened. */
+function newConfig(dir = tempDir()): { file: string; config: ConfigFile } {
+  const file = join(dir, "config.json");
+  fs.writeFileSync(file, "{}\n");
+  return { file, config: openConfig(file) };
+}
+
 let beforeRename: (() => void) | undefined;
 let afterRead: ((path: fs.PathOrFileDescriptor) => void) | undefined;
 let beforeOpen: ((path: fs.PathLike) => void) | undefined;
@@ -52,15 +66,8 @@ vi.mock("node:fs", async (importOriginal) => {
 
 describe("config file shared by two processes", () => {
   it("does not lose an update another process made while this one was writing", async () => {
-    const file = join(tempDir(), "config.json");
-    fs.writeFileSync(file, "{}\n");
-    const open = () => {
-      const opened = ConfigFile.open(file);
-      if (!opened.ok) throw new Error(opened.error);
-      return opened.value;
-    };
-    const a = open();
-    const b = open();
+    const { file, config: a } = newConfig();
+    const b = openConfig(file);
     let second: Promise<Parsed<ProxyConfig>> | undefined;
     beforeRename = () => {
       second = b.update({ keepMessages: false });
@@ -77,34 +84,28 @@ describe("config file shared by two processes", () => {
   });
 
   it("is waited for without blocking this process while another running process holds it", async () => {
-    const file = join(tempDir(), "config.json");
-    fs.writeFileSync(file, "{}\n");
-    const opened = ConfigFile.open(file);
-    if (!opened.ok) throw new Error(opened.error);
+    const { file, config } = newConfig();
     // Held by a process that runs (the test runner's), and never let go.
     fs.writeFileSync(`${fs.realpathSync(file)}.lock`, `${hostname()}\n${process.ppid}\n`);
     let turns = 0;
     const timer = setInterval(() => turns++, 1);
-    const result = await opened.value.update({ keepMessages: false });
+    const result = await config.update({ keepMessages: false });
     clearInterval(timer);
     expect(result).toMatchObject({ ok: false, error: expect.stringMatching(/being updated by another process/) as unknown });
     // Before: the wait (up to 2 s) blocked the event loop: no timer, request or stream ran meanwhile.
     expect(turns).toBeGreaterThan(0);
-    opened.value.close();
+    config.close();
   });
 
   it("takes over a lock file left by an ended process, or by an earlier process with this pid", async () => {
-    const file = join(tempDir(), "config.json");
-    fs.writeFileSync(file, "{}\n");
-    const opened = ConfigFile.open(file);
-    if (!opened.ok) throw new Error(opened.error);
+    const { file, config } = newConfig();
     const ended = spawnSync(process.execPath, ["-e", ""]).pid;
     for (const pid of [ended, process.pid]) {
       fs.writeFileSync(`${file}.lock`, `${hostname()}\n${pid}\n`);
-      expect(await opened.value.update({ compaction: { maxSummaryCalls: 3 } })).toMatchObject({ ok: true });
+      expect(await config.update({ compaction: { maxSummaryCalls: 3 } })).toMatchObject({ ok: true });
       expect(fs.existsSync(`${file}.lock`)).toBe(false);
     }
-    opened.value.close();
+    config.close();
   });
 });
 
@@ -113,15 +114,12 @@ describe("a config update whose file cannot be replaced", () => {
   // of the settings (the summarizer's key among them).
   it("leaves no temporary file behind", async () => {
     const dir = tempDir();
-    const file = join(dir, "config.json");
-    fs.writeFileSync(file, "{}\n");
-    const opened = ConfigFile.open(file);
-    if (!opened.ok) throw new Error(opened.error);
+    const { config } = newConfig(dir);
     beforeRename = () => {
       throw Object.assign(new Error("EXDEV: cross-device link not permitted"), { code: "EXDEV" });
     };
-    const result = await opened.value.update({ compaction: { summarizer: { apiKey: "sk-summary-secret" } } });
-    opened.value.close();
+    const result = await config.update({ compaction: { summarizer: { apiKey: "sk-summary-secret" } } });
+    config.close();
     expect(result).toMatchObject({ ok: false, error: expect.stringMatching(/cannot write the config file/) as unknown });
     // Before: ["config.json", "config.json.<pid>.<time>.tmp"].
     expect(fs.readdirSync(dir)).toEqual(["config.json"]);
@@ -132,17 +130,14 @@ describe("a lock file of this host naming a process that runs, older than any up
   // Its holder was killed and its pid is now another process's (pids are reused, in a container
   // soon): the docs say a lock 10 s old is taken over, but one naming a running pid never was.
   it("is taken over", async () => {
-    const file = join(tempDir(), "config.json");
-    fs.writeFileSync(file, "{}\n");
-    const opened = ConfigFile.open(file);
-    if (!opened.ok) throw new Error(opened.error);
+    const { file, config } = newConfig();
     fs.writeFileSync(`${file}.lock`, `${hostname()}\n${process.ppid}\n`);
     const old = new Date(Date.now() - 60_000);
     fs.utimesSync(`${file}.lock`, old, old);
     // Before: { ok: false, error: "... being updated by another process" }, at every update.
-    expect(await opened.value.update({ compaction: { maxSummaryCalls: 3 } })).toMatchObject({ ok: true });
+    expect(await config.update({ compaction: { maxSummaryCalls: 3 } })).toMatchObject({ ok: true });
     expect(fs.existsSync(`${file}.lock`)).toBe(false);
-    opened.value.close();
+    config.close();
   });
 });
 
@@ -154,10 +149,7 @@ describe("a lock file of another host on a shared mount, seen from a host whose 
     { clock: "a minute ahead", skewMs: 60_000, writtenAgoMs: 0, expected: { ok: false } },
   ];
   it.each(rows)("is judged by the mount's clock (this host's $clock)", async ({ skewMs, writtenAgoMs, expected }) => {
-    const file = join(tempDir(), "config.json");
-    fs.writeFileSync(file, "{}\n");
-    const opened = ConfigFile.open(file);
-    if (!opened.ok) throw new Error(opened.error);
+    const { file, config } = newConfig();
     fs.writeFileSync(`${file}.lock`, "other-host\n4242\n");
     const written = new Date(Date.now() - writtenAgoMs);
     fs.utimesSync(`${file}.lock`, written, written);
@@ -165,10 +157,10 @@ describe("a lock file of another host on a shared mount, seen from a host whose 
     const skewed = vi.spyOn(Date, "now").mockImplementation(() => now() + skewMs);
     try {
       // Before: refused (its age read as -40 s), and taken over at once (read as 60 s).
-      expect(await opened.value.update({ compaction: { maxSummaryCalls: 3 } })).toMatchObject(expected);
+      expect(await config.update({ compaction: { maxSummaryCalls: 3 } })).toMatchObject(expected);
     } finally {
       skewed.mockRestore();
-      opened.value.close();
+      config.close();
     }
   });
 });
@@ -243,19 +235,15 @@ describe("a virtual key issued under a name another proxy sharing the config fil
   // The name was checked free before the lock was taken: the other proxy's key of that name,
   // written in between, was replaced by this one's, and the key it had handed out stopped working.
   it("is refused as existing, and the other's key is kept", async () => {
-    const dir = tempDir();
-    const file = join(dir, "config.json");
-    fs.writeFileSync(file, "{}\n");
+    const { file, config: other } = newConfig();
     const proxy = await startProxy({ upstream: "http://127.0.0.1:9/v1", port: 0, logger: () => {}, configFile: file, adminToken: "adm", watchIntervalMs: 3_600_000 });
-    const other = ConfigFile.open(file);
-    if (!other.ok) throw new Error(other.error);
     try {
       // The other proxy issues "alice" just as this one is about to lock the file for its own "alice".
-      let issued: ReturnType<typeof other.value.update> | undefined;
+      let issued: ReturnType<typeof other.update> | undefined;
       beforeOpen = (path) => {
         if (path !== `${file}.lock`) return;
         beforeOpen = undefined;
-        issued = other.value.update({ tenancy: { virtualKeys: { alice: { keyHash: hashKey("ptc-vk-others") } } } });
+        issued = other.update({ tenancy: { virtualKeys: { alice: { keyHash: hashKey("ptc-vk-others") } } } });
       };
       const res = await fetch(`${proxy.url}/ext/context_compaction/keys`, { method: "POST", headers: { authorization: "Bearer adm", "content-type": "application/json" }, body: JSON.stringify({ name: "alice" }) });
       beforeOpen = undefined;
@@ -267,7 +255,7 @@ describe("a virtual key issued under a name another proxy sharing the config fil
       expect(final.tenancy.virtualKeys.alice.keyHash).toBe(hashKey("ptc-vk-others"));
     } finally {
       beforeOpen = undefined;
-      other.value.close();
+      other.close();
       await proxy.close();
     }
   });
@@ -365,13 +353,10 @@ process.stdout.write(got === undefined ? "refused" : "held");
 describe("a config update (a virtual key issued, its client given the key)", () => {
   it("is on the disk before it is answered: the new file's data synced before its rename, the directory after", async () => {
     const dir = fs.realpathSync(tempDir());
-    const file = join(dir, "config.json");
-    fs.writeFileSync(file, "{}\n");
-    const opened = ConfigFile.open(file);
-    if (!opened.ok) throw new Error(opened.error);
+    const { file, config } = newConfig(dir);
     durability = [];
     try {
-      expect((await opened.value.update({ keepMessages: false })).ok).toBe(true);
+      expect((await config.update({ keepMessages: false })).ok).toBe(true);
       const ops = durability.filter((op) => !op.endsWith(".lock"));
       // Before: only the rename; after power loss the update (a key its client holds) could be gone.
       expect(ops).toHaveLength(3);
@@ -379,7 +364,7 @@ describe("a config update (a virtual key issued, its client given the key)", () 
       expect(ops.slice(1)).toEqual([`rename ${file}`, `fsync ${dir}`]);
     } finally {
       durability = undefined;
-      opened.value.close();
+      config.close();
     }
   });
 });
@@ -412,15 +397,12 @@ process.stdout.write(got === undefined ? "refused" : "held");
 describe("a config update past the size a config file may be", () => {
   // The proxy wrote what its next start refused to read: the file is read no further than CONFIG_FILE_LIMIT.
   it("is refused, the file and the running settings kept", async () => {
-    const file = join(tempDir(), "config.json");
-    fs.writeFileSync(file, "{}\n");
-    const opened = ConfigFile.open(file);
-    if (!opened.ok) throw new Error(opened.error);
+    const { file, config } = newConfig();
     const conversations = Object.fromEntries(Array.from({ length: 200 }, (_, i) => [`${i}-${"c".repeat(CONFIG_FILE_LIMIT.bytes / 100)}`, { disabled: true }]));
-    const result = await opened.value.update({ conversations });
-    opened.value.close();
+    const result = await config.update({ conversations });
+    config.close();
     expect(result).toEqual({ ok: false, error: `the settings would be too large to be a config file (more than ${CONFIG_FILE_LIMIT.bytes} bytes)` });
     expect(fs.readFileSync(file, "utf8")).toBe("{}\n");
-    expect(opened.value.current.conversations).toEqual({});
+    expect(config.current.conversations).toEqual({});
   });
 });
