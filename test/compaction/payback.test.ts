@@ -38,6 +38,19 @@ describe("payback at break-even", () => {
     expect(wrong).toEqual([]);
   });
 
+  it("prices the summary call at the summarizer's model, its input and output each at their own price", () => {
+    const main = providerPrice(3, 15, "anthropic");
+    const cheap = providerPrice(0.15, 0.6, "openai");
+    // Nothing rewritten: the cost is the summary call alone.
+    const change = { savedTokens: 100, prompts: 10, rewrittenTokens: 0, summaryInputTokens: 1000, summaryOutputTokens: 100 };
+    const withCheap = payback(main, change, cheap);
+    expect(withCheap.cost).toBeCloseTo((1000 * 0.15 + 100 * 0.6) / 1e6, 15);
+    expect(payback(main, change).cost).toBeCloseTo((1000 * 3 + 100 * 15) / 1e6, 15);
+    // The saving is the conversation model's cached reads (0.1 x $3 per million), whoever summarizes.
+    expect(withCheap.saving).toBeCloseTo((10 * 100 * 0.1 * 3) / 1e6, 15);
+    expect([withCheap.pays, payback(main, change).pays]).toEqual([true, false]);
+  });
+
   it("a free model never pays for a change", () => {
     expect(payback(providerPrice(0, 0, "openai"), { savedTokens: 1000, prompts: 10, rewrittenTokens: 0 }).pays).toBe(false);
   });
