@@ -609,6 +609,19 @@ describe("cost model and cost-trigger", () => {
     expect(() => createTrigger({ name: "sometimes" })).toThrow(/unknown trigger "sometimes"/);
   });
 
+  it("triggers decide at their edges as their reasons say, counting tool schemas and the reserved reply", () => {
+    const c = { messages: chat(3), model: "gpt-4o" };
+    const threshold = createTrigger({ name: "token-threshold", options: { maxTokens: 1000 } });
+    expect([threshold.shouldCompact(c, 1000).compact, threshold.shouldCompact(c, 1001).compact]).toEqual([false, true]);
+    const ratio = createTrigger({ name: "usage-ratio", options: { contextLimit: 1000 } });
+    expect([ratio.shouldCompact(c, 799).compact, ratio.shouldCompact(c, 800).compact]).toEqual([false, true]);
+    // The schemas go out with every request: 700 tokens of messages and 100 or more of tools pass 0.8 of 1,000.
+    const tools = [{ type: "function", function: { name: "lookup", description: "Looks a booking up by its reference. ".repeat(20), parameters: { type: "object", properties: { ref: { type: "string" } } } } }];
+    expect(ratio.shouldCompact({ ...c, tools }, 700).compact).toBe(true);
+    expect(ratio.shouldCompact({ ...c, reservedOutputTokens: 100 }, 700).compact).toBe(true);
+    expect(ratio.shouldCompact(c, 700).compact).toBe(false);
+  });
+
   // A trigger's options were checked only when the strategy built it: the error named the trigger
   // alone ('invalid options for trigger "token-threshold"'), so with several strategies given
   // (ptc compare, a proxy configuration) nothing said whose trigger was wrong.
