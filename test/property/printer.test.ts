@@ -25,7 +25,8 @@ describe("property: printer", () => {
         const once = prStr(v);
         expect(prStr(v)).toBe(once);
         const r = await evaluate(once);
-        if (r.ok) expect(prStr(r.lisp)).toBe(prStr(r.lisp));
+        if (!r.ok) throw new Error(`${once} did not read back: ${r.error.kind} ${r.error.message}`);
+        expect(prStr(r.lisp)).toBe(once);
       }),
       { numRuns: 200 },
     );
