@@ -285,6 +285,33 @@ describe("proxy tenancy", () => {
     await expect.poll(refused).toBe(before + 1);
   });
 
+  it("refuses a virtual key's request until a whole one has refilled, and asks for the wait rounded up", async () => {
+    let now = 10_000_000;
+    r = await rig({ proxy: { now: () => now }, config: { tenancy: { virtualKeys: { paced: { keyHash: hashKey("ptc-vk-paced"), requestsPerMinute: 2 } } } } });
+    const vk = client(r, "ptc-vk-paced");
+    const answer = () =>
+      vk.models
+        .list()
+        .then(() => "ok")
+        .catch((e: unknown) => `${(e as InstanceType<typeof OpenAI.APIError>).status} retry-after ${(e as InstanceType<typeof OpenAI.APIError>).headers?.get("retry-after")}`);
+    expect([await answer(), await answer(), await answer()]).toEqual(["ok", "ok", "429 retry-after 30"]);
+    // 15.5 s later 0.52 of a request has refilled (one every 30 s): the rest comes in 14.5 s.
+    now += 15_500;
+    expect(await answer()).toBe("429 retry-after 15");
+    now += 14_500;
+    expect(await answer()).toBe("ok");
+  });
+
+  it("refuses a virtual key whose spend has reached its budget exactly", async () => {
+    r = await rig({ config: { tenancy: { virtualKeys: { exact: { keyHash: hashKey("ptc-vk-exact"), tokenBudget: 50 } } } } });
+    await r.proxy.context.store.addSpend("exact", 50);
+    const refused = await client(r, "ptc-vk-exact")
+      .models.list()
+      .then(() => "ok")
+      .catch((e: unknown) => `${(e as InstanceType<typeof OpenAI.APIError>).status} ${(e as InstanceType<typeof OpenAI.APIError>).code}`);
+    expect(refused).toBe("429 budget_exceeded");
+  });
+
   it("keeps a virtual key's request rate when the clock steps back (an NTP correction)", async () => {
     let now = 10_000_000;
     r = await rig({ proxy: { now: () => now }, config: { tenancy: { virtualKeys: { steady: { keyHash: hashKey("ptc-vk-steady"), requestsPerMinute: 60 } } } } });
