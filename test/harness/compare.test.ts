@@ -126,6 +126,26 @@ describe("strict, stratified retention", () => {
     expect(window.compacted).toBeGreaterThan(0);
   });
 
+  it("reports each row's ratios from its transcripts' own counts: each band, the short values, each price model", async () => {
+    const r = await compareStrategies([t, booking], ["full", { name: "sliding-window", options: { turns: 2 } }], { models: ["gpt-4o", "claude-sonnet-4"] });
+    const sum = (row: number, pick: (m: (typeof r.rows)[number]["perTranscript"][number]["metrics"]) => number) => r.rows[row].perTranscript.reduce((n, p) => n + pick(p.metrics), 0);
+    for (const i of [0, 1]) {
+      const row = r.rows[i];
+      expect(row.failures).toEqual([]);
+      expect(row.retentionByDistance).toEqual({
+        near: sum(i, (m) => m.nearKept) / sum(i, (m) => m.nearNeeded),
+        mid: sum(i, (m) => m.midKept) / sum(i, (m) => m.midNeeded),
+        far: sum(i, (m) => m.farKept) / sum(i, (m) => m.farNeeded),
+        beyond6: (sum(i, (m) => m.midKept) + sum(i, (m) => m.farKept)) / (sum(i, (m) => m.midNeeded) + sum(i, (m) => m.farNeeded)),
+      });
+      expect(row.shortRetention).toBe(sum(i, (m) => m.shortKept) / sum(i, (m) => m.shortNeeded));
+      expect(row.costRatios).toEqual([0, 1].map((k) => sum(i, (m) => m.costs[k]) / sum(0, (m) => m.costs[k])));
+    }
+    // The window loses what full keeps, so the figures tell the rows apart; the two price models differ.
+    expect(r.rows[1].retentionByDistance.beyond6).toBeLessThan(r.rows[0].retentionByDistance.beyond6 as number);
+    expect(r.rows[1].costRatios[0]).not.toBe(r.rows[1].costRatios[1]);
+  });
+
   it("counts a summary the strategy sends as a system message: only the conversation's own system messages are ignored", async () => {
     const steps: Transcript["messages"] = [{ role: "system", content: "You are a coding agent." }, { role: "user", content: "Fix the failing import." }];
     for (let i = 0; i < 8; i++) {
