@@ -2,7 +2,7 @@
 // rules, costs and the price table.
 import fc from "fast-check";
 import { describe, expect, it } from "vitest";
-import { createMeter, inputTokens, measureSession, requestPrice, sharedPrefix, type Prompt } from "../../src/compaction/measure.js";
+import { createMeter, inputTokens, measureSession, requestPrice, servedTokens, sharedPrefix, type Prompt } from "../../src/compaction/measure.js";
 import { anthropicCache, lookupPrice, modelPrice, NO_CACHE, openaiCache, priceTable, type ModelPrice } from "../../src/compaction/prices.js";
 import { messageTokens, TOKENS_PER_REPLY } from "../../src/compaction/tokens.js";
 import type { ChatMessage, Role } from "../../src/llm/types.js";
@@ -99,6 +99,15 @@ const openai: ModelPrice = { input: 2, output: 8, cache: openaiCache(0.5) };
 const anthropic: ModelPrice = { input: 3, output: 15, cache: anthropicCache(1024) };
 
 describe("token-prefix caches (OpenAI style)", () => {
+  it("serve from exactly the minimum on: a prefix of the minimum is cached whole, one token less not at all", () => {
+    // Random sizes seldom land on the minimum itself: each edge is named here.
+    const prefix = openaiCache(0.5);
+    expect([1023, 1024, 1151, 1152].map((n) => servedTokens(prefix, n))).toEqual([0, 1024, 1024, 1152]);
+    const breakpoint = anthropicCache(1024);
+    expect([1023, 1024, 1025].map((n) => servedTokens(breakpoint, n))).toEqual([0, 1024, 1025]);
+    expect(servedTokens(NO_CACHE, 5000)).toBe(0);
+  });
+
   it("serve nothing below the minimum, then whole steps of the shared prefix", () => {
     fc.assert(
       fc.property(fc.integer({ min: 0, max: 5000 }), fc.integer({ min: 1, max: 2000 }), fc.integer({ min: 1, max: 256 }), (shared, min, step) => {
@@ -236,6 +245,8 @@ describe("prices", () => {
     expect(requestPrice(anthropic, { inputTokens: 1000, cachedTokens: 600, writtenTokens: 300, outputTokens: 10 })).toBeCloseTo((600 * 0.3 + 300 * 3.75 + 100 * 3 + 150) / 1e6, 12);
     // Impossible figures (more cached than sent) are clamped, not priced negative.
     expect(requestPrice(openai, { inputTokens: 10, cachedTokens: 50, outputTokens: 0 })).toBeCloseTo((10 * 1) / 1e6, 12);
+    // A negative count (a provider's garbled usage) is no refund.
+    expect(requestPrice(openai, { inputTokens: 10, cachedTokens: 0, outputTokens: -500 })).toBe(requestPrice(openai, { inputTokens: 10, cachedTokens: 0, outputTokens: 0 }));
   });
 
   it("a model is priced by its longest name prefix; callers extend the table without changing the default", () => {
