@@ -185,6 +185,15 @@ describe("breakpoint caches (Anthropic style)", () => {
     // A breakpoint within 20 boundaries of it finds it.
     const found = measureSession([turn1, { messages: long, breakpoints: [15, long.length - 1] }], anthropic).prompts[1];
     expect(found.cachedTokens).toBe(messageTokens(turn1[0]) + messageTokens(turn1[1]));
+    // The lookback's edge: 20 boundaries back from the breakpoint (turn1 ends at 1) is found, 21 is not.
+    const at = (b: number) => measureSession([turn1, { messages: long, breakpoints: [b] }], anthropic).prompts[1].cachedTokens;
+    expect([at(21), at(22)]).toEqual([found.cachedTokens, 0]);
+  });
+
+  it("write a prefix of exactly the minimum, and nothing one token short of it", () => {
+    const upTo = turn1.reduce((n, m) => n + messageTokens(m), 0);
+    const written = (minTokens: number) => measureSession([turn1], { ...anthropic, cache: anthropicCache(minTokens) }).prompts[0].writtenTokens;
+    expect([written(upTo), written(upTo + 1)]).toEqual([upTo, 0]);
   });
 
   it("cache nothing below the minimum, and refuse more breakpoints than the provider allows or a breakpoint past the end", () => {
