@@ -4,6 +4,7 @@ import fc from "fast-check";
 import { describe, expect, it } from "vitest";
 import { createMeter, inputTokens, measureSession, requestPrice, servedTokens, sharedPrefix, type Prompt } from "../../src/compaction/measure.js";
 import { anthropicCache, lookupPrice, modelPrice, NO_CACHE, openaiCache, priceTable, type ModelPrice } from "../../src/compaction/prices.js";
+import { toolTokens } from "../../src/compaction/models.js";
 import { messageTokens, TOKENS_PER_REPLY } from "../../src/compaction/tokens.js";
 import type { ChatMessage, Role } from "../../src/llm/types.js";
 
@@ -190,10 +191,15 @@ describe("breakpoint caches (Anthropic style)", () => {
     expect([at(21), at(22)]).toEqual([found.cachedTokens, 0]);
   });
 
-  it("write a prefix of exactly the minimum, and nothing one token short of it", () => {
+  it("write a prefix of exactly the minimum, and nothing one token short of it; tool schemas are part of the prefix", () => {
     const upTo = turn1.reduce((n, m) => n + messageTokens(m), 0);
     const written = (minTokens: number) => measureSession([turn1], { ...anthropic, cache: anthropicCache(minTokens) }).prompts[0].writtenTokens;
     expect([written(upTo), written(upTo + 1)]).toEqual([upTo, 0]);
+    // Tool schemas come before the messages in the cached prefix: written and read with them.
+    const tools = [{ type: "function", function: { name: "lookup", parameters: { type: "object", properties: { ref: { type: "string" } } } } }];
+    const [first, second] = measureSession([{ messages: turn1, tools }, { messages: turn2, tools }], anthropic).prompts;
+    expect(first.writtenTokens).toBe(upTo + toolTokens(tools));
+    expect(second.cachedTokens).toBe(upTo + toolTokens(tools));
   });
 
   it("cache nothing below the minimum, and refuse more breakpoints than the provider allows or a breakpoint past the end", () => {
