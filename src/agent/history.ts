@@ -3,6 +3,7 @@
 // strategy with the run's view options) projects the full-history view of the turns, with the
 // turn records beside it. The loop and resume's replay check both build prompts here, so a
 // replayed prompt is built exactly as the original was.
+import { messageProblem } from "../compaction/compact.js";
 import { isStrategy, resolveStrategy, type StrategySpec } from "../compaction/registry.js";
 import { jsonProblem } from "../compaction/result.js";
 import type { CompactionResult, Json, Strategy } from "../compaction/types.js";
@@ -59,15 +60,15 @@ export class StrategyResultError extends Error {
 
 const PROMPT_ROLES = new Set(["system", "user", "assistant"]);
 
-/** What makes `messages` no prompt, or null. */
+/** What makes `messages` no prompt, or null: a message compact() would refuse (messageProblem, the one check of a message's shape), or one of a role no prompt holds. */
 function promptProblem(messages: unknown): string | null {
   if (!Array.isArray(messages)) return "messages that are not a list";
   if (messages.length === 0) return "no messages";
   for (const [i, m] of messages.entries()) {
-    if (typeof m !== "object" || m === null) return `message ${i + 1} that is not an object`;
-    const { role, content } = m as { role?: unknown; content?: unknown };
-    if (typeof role !== "string" || !PROMPT_ROLES.has(role)) return `message ${i + 1} with role ${typeof role === "string" ? JSON.stringify(role.slice(0, 40)) : typeof role} (a prompt holds system, user and assistant messages)`;
-    if (!(typeof content === "string" || content === null || Array.isArray(content))) return `message ${i + 1} with content of type ${typeof content} (expected text)`;
+    const role: unknown = typeof m === "object" && m !== null ? (m as { role?: unknown }).role : undefined;
+    if (typeof role === "string" && !PROMPT_ROLES.has(role)) return `message ${i + 1} with role ${JSON.stringify(role.slice(0, 40))} (a prompt holds system, user and assistant messages)`;
+    const p = messageProblem(m);
+    if (p !== undefined) return `message ${i + 1} that ${p.problem}`;
   }
   return null;
 }

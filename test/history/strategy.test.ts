@@ -144,8 +144,14 @@ describe("a custom strategy object that is not whole", () => {
   // strategy threw", which it had not.
   it.each<[string, (m: unknown[]) => unknown, string]>([
     ["a message of another role", (m) => [...m, { role: "wizard", content: "x" }], `message 3 with role "wizard" (a prompt holds system, user and assistant messages)`],
-    ["a message whose content is a number", (m) => [...m.slice(0, -1), { role: "user", content: 5 }], "message 2 with content of type number (expected text)"],
+    ["a message whose content is a number", (m) => [...m.slice(0, -1), { role: "user", content: 5 }], "message 2 that has content of type number (expected a string, null or content parts)"],
     ["a message that is null", (m) => [...m, null], "message 3 that is not an object"],
+    // The prompt's check was its own weaker copy of compact()'s: a content part that is not an
+    // object was sent as an empty message, a name of another type failed as "countTokens: text must
+    // be a string", and tool_calls that are text as "Cannot read properties of undefined".
+    ["a content part that is not an object", (m) => [...m, { role: "user", content: [5] }], "message 3 that has a content part (0) that is not an object"],
+    ["a name that is a number", (m) => [...m, { role: "user", content: "x", name: 5 }], "message 3 that has name of type number (expected a string)"],
+    ["tool_calls that are text", (m) => [...m, { role: "assistant", content: "x", tool_calls: "zz" }], "message 3 that has tool_calls of type string (expected an array)"],
     ["no messages", () => [], "no messages"],
     ["messages that are not a list", () => "hello", "messages that are not a list"],
   ])("whose project gives %s ends the run with internal_error saying so, before the model is asked", async (_, messages, what) => {
