@@ -2,6 +2,7 @@
 // guarantee every strategy shares: a projection is never larger than the stored conversation.
 import type { ChatMessage } from "../llm/types.js";
 import { promptTokens } from "./tokens.js";
+import { firstProblem, ownEntries, type ValueStep } from "../json/value-problem.js";
 import type { CompactionContext, CompactionEvent, CompactionResult, Conversation, Json } from "./types.js";
 
 /**
@@ -9,30 +10,16 @@ import type { CompactionContext, CompactionEvent, CompactionResult, Conversation
  * and read back checked): `state.seen is a Map`, or null. Keys are cut in the path.
  */
 export function jsonProblem(value: unknown, path = "state"): string | null {
-  return jsonProblemAt(value, path, new Set());
+  return firstProblem(value, path, jsonStep);
 }
 
-const MAX_KEY = 40;
-
-function jsonProblemAt(v: unknown, path: string, ancestors: Set<object>): string | null {
+function jsonStep(v: unknown, path: string): ValueStep {
   if (v === null || typeof v === "string" || typeof v === "boolean") return null;
   if (typeof v === "number") return Number.isFinite(v) ? null : `${path} is ${String(v)}`;
   if (typeof v !== "object") return `${path} is ${v === undefined ? "undefined" : `a ${typeof v}`}`;
-  if (ancestors.has(v)) return `${path} is a cycle (it contains itself)`;
-  const array = Array.isArray(v);
   const proto: unknown = Object.getPrototypeOf(v);
-  if (!array && proto !== Object.prototype && proto !== null) return `${path} is a ${(v as { constructor?: { name?: unknown } }).constructor?.name ?? "class instance"}`;
-  ancestors.add(v);
-  try {
-    const keys = array ? v.map((_, i) => String(i)) : Object.keys(v);
-    for (const key of keys) {
-      const problem = jsonProblemAt((v as Record<string, unknown>)[key], `${path}.${key.length > MAX_KEY ? `${key.slice(0, MAX_KEY)}…` : key}`, ancestors);
-      if (problem !== null) return problem;
-    }
-  } finally {
-    ancestors.delete(v);
-  }
-  return null;
+  if (!Array.isArray(v) && proto !== Object.prototype && proto !== null) return `${path} is a ${(v as { constructor?: { name?: unknown } }).constructor?.name ?? "class instance"}`;
+  return ownEntries(v, path);
 }
 
 /** What a summary step spent on LLM calls. */

@@ -10,6 +10,7 @@ import type { RunTrace } from "./trace.js";
 import { isObjectArg, kindOf } from "../llm/args.js";
 import { viewOptionsSchema } from "./view-settings.js";
 import { jsonSyntaxError } from "../json/json-error.js";
+import { firstProblem, keyPath, ownEntries, type ValueStep } from "../json/value-problem.js";
 
 export const TRACE_VERSION = 2;
 
@@ -244,46 +245,27 @@ export function numberReplacer(_key: string, v: unknown): unknown {
  * checked. The text names the first such place (`value.byId.b is a function`), or null.
  */
 export function unsavable(value: unknown, path = "value"): string | null {
-  return unsavableAt(value, path, new Set(), new WeakSet());
+  return firstProblem(value, path, savableStep);
 }
 
-function unsavableAt(v: unknown, path: string, ancestors: Set<object>, fine: WeakSet<object>): string | null {
+function savableStep(v: unknown, path: string): ValueStep {
   if (typeof v === "function") return `${path} is a function`;
   if (typeof v === "symbol") return `${path} is a symbol`;
-  if (typeof v !== "object" || v === null || fine.has(v)) return null;
-  if (ancestors.has(v)) return `${path} is a cycle (it contains itself)`;
+  if (typeof v !== "object" || v === null) return null;
   if (v instanceof WeakMap || v instanceof WeakSet) return `${path} is a ${v.constructor.name}`;
   // What JSON.stringify writes of an object with toJSON (a Date) is its own business.
   if (typeof (v as { toJSON?: unknown }).toJSON === "function") return null;
-  ancestors.add(v);
-  try {
-    if (v instanceof Map || v instanceof Set) {
-      let i = 0;
-      for (const [key, item] of v.entries() as IterableIterator<[unknown, unknown]>) {
-        const at = v instanceof Set ? `${path}.${i}` : typeof key === "object" && key !== null ? `${path}.(key ${i})` : `${path}.${String(key)}`;
-        const problem = (v instanceof Map ? unsavableAt(key, `${path}.(key ${i})`, ancestors, fine) : null) ?? unsavableAt(item, at, ancestors, fine);
-        if (problem !== null) return problem;
-        i++;
-      }
-      fine.add(v);
-      return null;
+  if (v instanceof Set) return [...(v as Set<unknown>)].map((item, i) => [`${path}.${i}`, item] as const);
+  if (v instanceof Map) {
+    const out: Array<readonly [string, unknown]> = [];
+    let i = 0;
+    for (const [key, item] of v as Map<unknown, unknown>) {
+      out.push([`${path}.(key ${i})`, key], [typeof key === "object" && key !== null ? `${path}.(key ${i})` : keyPath(path, String(key)), item]);
+      i++;
     }
-    for (const key of Object.keys(v)) {
-      let item: unknown;
-      try {
-        item = (v as Record<string, unknown>)[key];
-      } catch {
-        return `${path}.${key} is a getter that throws`;
-      }
-      const problem = unsavableAt(item, `${path}.${key}`, ancestors, fine);
-      if (problem !== null) return problem;
-    }
-  } finally {
-    ancestors.delete(v);
+    return out;
   }
-  // Checked whole: shared structure met again is not walked again.
-  fine.add(v);
-  return null;
+  return ownEntries(v, path);
 }
 
 /** JSON.parse's reviver undoing numberReplacer. */
