@@ -75,9 +75,11 @@ export class StrategyRegistry {
     if (!parsed.success) throw new Error(`compaction: invalid options for strategy "${name}":\n${z.prettifyError(parsed.error)}`);
     const built: unknown = definition.create(parsed.data);
     // A host's definition gone wrong failed later, at the first call, with the engine's "initialState is not a function".
-    if (!isObjectArg(built) || typeof (built as Strategy).initialState !== "function" || typeof (built as Strategy).project !== "function") {
+    if (!isStrategy(built as Strategy)) {
       throw new TypeError(mustBe(`compaction: strategy "${name}": what its definition's create gave`, "a strategy (with initialState and project)", built));
     }
+    // The rest, as for a host's instance: its name and options are what reports and traces record.
+    checkInstance(built as Strategy);
     return built as Strategy;
   }
 

@@ -1,6 +1,7 @@
 // The interpreter-aware view as a compaction strategy, and SubAgent's history policy: any
 // strategy builds the prompts, the trace records which, and older traces still read.
 import { describe, expect, it } from "vitest";
+import { z } from "zod";
 import { compact } from "../../src/compaction/compact.js";
 import { listStrategies } from "../../src/compaction/registry.js";
 import { defaultStrategies } from "../../src/history/registry.js";
@@ -113,6 +114,13 @@ describe("a custom strategy object that is not whole", () => {
     expect(step.fail?.reason).toBe("invalid_input");
     expect(step.fail?.message).toMatch(message);
     expect(llm.requests).toHaveLength(0);
+  });
+
+  // A registry's definition gave such an object and create took it (its name and options
+  // unchecked), so a report or trace recorded a strategy no registry could rebuild.
+  it.each(cases)("%s is refused when a registry definition's create gives it", (_, built, message) => {
+    const registry = defaultStrategies.with({ name: "odd", description: "a definition gone wrong", usesLlm: false, schema: z.object({}), create: () => built as never });
+    expect(() => registry.create("odd")).toThrow(new RegExp(message.source.replace("^history: ", "^")));
   });
 
   // Its state is kept in the trace and the saved state as JSON: a Map, a function or NaN there
