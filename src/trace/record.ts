@@ -28,9 +28,14 @@ export function sizeOf(v: Value): number | undefined {
   return undefined;
 }
 
-/** Type label, size and bounded sample of a value: how prompts and summaries show data. */
-export function describeValue(v: Value, opts: Pick<RecordOptions, "sampleItems" | "sampleChars">): ValueSummary {
-  const out: ValueSummary = { type: typeName(v), sample: printSample(v, { maxItems: opts.sampleItems, maxChars: opts.sampleChars }).text };
+/**
+ * Type label, size and bounded sample of a value: how prompts and summaries show data. A
+ * summary's sample (`forSummary`) has no "(N items ...)" note (the type says the size) and
+ * names every record key past the cut.
+ */
+export function describeValue(v: Value, opts: Pick<RecordOptions, "sampleItems" | "sampleChars">, forSummary = false): ValueSummary {
+  const sample = printSample(v, { maxItems: opts.sampleItems, maxChars: opts.sampleChars, note: !forSummary }).text;
+  const out: ValueSummary = { type: typeName(v), sample: forSummary ? sample + recordKeys(v, sample) : sample };
   const size = sizeOf(v);
   if (size !== undefined) out.size = size;
   return out;
@@ -238,7 +243,9 @@ export class Recorder {
       v = marks.hide(v);
     }
     const kind = entry.value instanceof Fn ? "function" : "value";
-    const d: DefinitionTrace = { name, kind, ...describeValue(v, this.options) };
+    const full = kind === "function" ? undefined : printSample(v, { maxItems: Infinity, maxChars: this.options.ednBudget, maxDepth: Infinity });
+    // Too big to keep whole: summaries have no EDN to read back and show this sample, so it is theirs.
+    const d: DefinitionTrace = { name, kind, ...describeValue(v, this.options, full?.truncated === true) };
     d.sample = showStandIns(d.sample);
     if (typeof v === "string" && v !== entry.value) {
       // Shown whole as a stand-in: neither its size nor its sample.
@@ -249,15 +256,8 @@ export class Recorder {
     if (entry.value instanceof Fn) {
       const params = entry.value.paramLists();
       if (params !== undefined) d.params = params;
-    } else {
-      const full = printSample(v, { maxItems: Infinity, maxChars: this.options.ednBudget, maxDepth: Infinity });
-      if (!full.truncated) d.edn = showStandIns(full.text);
-      else {
-        // Too big to keep whole: summaries have no EDN to read back and show this sample, so it is
-        // theirs: no "(N items ...)" note (the type says the size) and every record key past the cut.
-        const sample = printSample(v, { maxItems: this.options.sampleItems, maxChars: this.options.sampleChars, note: false }).text;
-        d.sample = showStandIns(sample + recordKeys(v, sample));
-      }
+    } else if (full !== undefined && !full.truncated) {
+      d.edn = showStandIns(full.text);
     }
     if (entry.source !== undefined) d.source = entry.source;
     this.cache.set(entry, d);
