@@ -302,8 +302,9 @@ export class ToolSession {
         const edited = await this.bounded(limit, () => parseOwn(t.input, given), signal);
         if (!edited.success) throw new Refusal(`invalid arguments from the host: ${describeIssues(edited.error, verdict.args).join("; ")}`);
         args = edited.data;
-        // The record shows what ran, hidden values as the stand-ins the host was shown (whichever it gave back).
-        call.ranWith?.(swapHidden(verdict.args, raw, verdict.shown, call.hidden));
+        // The record shows what ran (the edit less what the schema dropped), hidden values as the
+        // stand-ins the host was shown (whichever it gave back).
+        call.ranWith?.(swapHidden(received(verdict.args, edited.data, 0) as Record<string, unknown>, raw, verdict.shown, call.hidden));
       }
     }
     const answering = selfAnswering.has(t) ? call.answering : undefined;
@@ -388,6 +389,19 @@ function swapHidden(edited: Record<string, unknown>, from: unknown, to: unknown,
   const pairs: Array<[unknown, unknown]> = [];
   differing(from, to, pairs, 0);
   return pairs.length === 0 ? edited : (swapped(edited, pairs, 0) as Record<string, unknown>);
+}
+
+/**
+ * The host's `edit` without the keys its parse (`parsed`, what the tool got) left out, at any
+ * depth: the values stay the host's, so hidden ones are still as it was shown them.
+ */
+function received(edit: unknown, parsed: unknown, depth: number): unknown {
+  if (edit === parsed || depth >= MAX_SWAP_DEPTH || !isPlainData(edit) || !isPlainData(parsed) || Array.isArray(edit) !== Array.isArray(parsed)) return edit;
+  const got = parsed as Record<string, unknown>;
+  if (Array.isArray(edit)) return edit.map((v: unknown, i) => received(v, got[i], depth + 1));
+  const out: Record<string, unknown> = {};
+  for (const [k, v] of Object.entries(edit)) if (Object.hasOwn(got, k)) out[k] = received(v, got[k], depth + 1);
+  return out;
 }
 
 /** Deeper than hiding goes (Marks.hide): a value there is compared whole. */

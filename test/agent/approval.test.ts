@@ -201,6 +201,22 @@ describe.each<Isolation>(["worker", "none"])("tool approvals (isolation %s)", (i
     expect(viewed.turns[0].toolCalls[0]).toMatchObject({ args: '{\n  "to": "b@x.org"\n}', asked: '{\n  "to": "a@x.org"\n}' });
   });
 
+  // The record kept every key of the host's edit, also those the tool's schema drops: the trace,
+  // the event and the model were told the tool ran with {"to":"b@x.org","cc":"all@corp.org"}; it got { to }.
+  it("records an edit without the keys the tool's schema drops, as the tool received it", async () => {
+    const got: unknown[] = [];
+    const send = tool({ description: "Sends.", input: z.object({ to: z.string(), opts: z.object({ urgent: z.boolean() }) }), needsApproval: true, run: (a) => (got.push(a), "sent") });
+    const agent = SubAgent.create({ prompt: "Send.", tools: { send }, maxTurns: 4 });
+    const step = await SubAgent.run(agent, { llm: scriptedLlm([code('(def r (tool/send {:to "a@x.org" :opts {:urgent false}}))')]), isolation });
+    const events: unknown[] = [];
+    const llm = scriptedLlm([code("(return r)")]);
+    const args = { to: "b@x.org", cc: "all@corp.org", opts: { urgent: true, note: "dropped" } };
+    const done = await SubAgent.resume(agent, runStateFromJson(json(step, agent)), { llm, isolation, onEvent: (e) => events.push(e), approvals: { "turn-1-call-1": { approved: true, args } } });
+    expect(got).toEqual([{ to: "b@x.org", opts: { urgent: true } }]);
+    expect(done.turns[0].toolCalls[0].args).toEqual({ to: "b@x.org", opts: { urgent: true } });
+    for (const seen of [json(done, agent), JSON.stringify(llm.requests), JSON.stringify(events)]) expect(seen).not.toMatch(/all@corp\.org|dropped/);
+  });
+
   // A host that approved with the real hidden value put back (not the stand-in it was shown) had
   // it written in the record, the tool-result event and the model's feedback.
   it("records an edit that gives back a hidden value as its stand-in, and runs the tool with the value", async () => {
