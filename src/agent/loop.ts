@@ -81,6 +81,9 @@ function errorKind(e: unknown): string {
 
 const USAGE_KEYS = ["inputTokens", "outputTokens", "cachedTokens", "llmRequests"] as const;
 
+/** Held calls a pause's message names; the rest are counted. */
+const MAX_PAUSED_NAMED = 3;
+
 /** Adds `usage` into `into`, key by key. */
 function addUsage(into: Pick<UsageTotals, (typeof USAGE_KEYS)[number]>, usage: Readonly<UsageTotals>): void {
   for (const k of USAGE_KEYS) into[k] += usage[k];
@@ -406,7 +409,10 @@ class AgentRun {
   }
 
   private pause(paused: Paused): Step {
-    const which = paused.approvals.map((a) => `tool/${a.tool} (${a.id})`).join(", ");
+    // Bounded: a program may hold hundreds of calls at once, and step.paused lists them all.
+    const { approvals } = paused;
+    const named = approvals.slice(0, MAX_PAUSED_NAMED).map((a) => `tool/${a.tool} (${a.id})`).join(", ");
+    const which = approvals.length > MAX_PAUSED_NAMED ? `${named} and ${approvals.length - MAX_PAUSED_NAMED} more calls` : named;
     return this.holding(this.failure("approval_required", `the run is waiting for the host's approval of ${which}`), paused);
   }
 

@@ -201,6 +201,17 @@ describe.each<Isolation>(["worker", "none"])("tool approvals (isolation %s)", (i
     expect(viewed.turns[0].toolCalls[0]).toMatchObject({ args: '{\n  "to": "b@x.org"\n}', asked: '{\n  "to": "a@x.org"\n}' });
   });
 
+  // The pause's message named every held call: a pmap of 200 sends made it 5,736 characters,
+  // kept in the saved state's outcome and printed by the CLI; step.paused lists them all anyway.
+  it("names a few of many held calls in the pause's message and counts the rest", async () => {
+    const send = tool({ description: "Sends.", input: z.object({ to: z.string() }), needsApproval: true, run: () => "sent" });
+    const agent = SubAgent.create({ prompt: "Send.", tools: { send }, maxTurns: 4 });
+    const step = await SubAgent.run(agent, { llm: scriptedLlm([code("(def r (pmap (fn [i] (tool/send {:to (str i)})) (range 200)))")]), isolation });
+    const held = step.paused?.approvals ?? [];
+    expect(held.length).toBeGreaterThan(3);
+    expect(step.fail?.message).toBe(`the run is waiting for the host's approval of tool/send (turn-1-call-1), tool/send (turn-1-call-2), tool/send (turn-1-call-3) and ${held.length - 3} more calls`);
+  });
+
   // The record kept every key of the host's edit, also those the tool's schema drops: the trace,
   // the event and the model were told the tool ran with {"to":"b@x.org","cc":"all@corp.org"}; it got { to }.
   it("records an edit without the keys the tool's schema drops, as the tool received it", async () => {
