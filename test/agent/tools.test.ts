@@ -1,5 +1,5 @@
 import { getEventListeners } from "node:events";
-import { describe, expect, it } from "vitest";
+import { describe, expect, it, vi } from "vitest";
 import { z } from "zod";
 import { AgentDefinitionError } from "../../src/agent/errors.js";
 import type { RunScope } from "../../src/agent/subagent.js";
@@ -123,6 +123,37 @@ describe("ToolSession", () => {
     });
     const r = await evaluate("(tool/f {:opts {:n 1} :rows [{}] :raw {:x {:y 1}}})", { tools: session({ f }).specs(false) });
     expect(r.ok ? [...(r.value as Iterable<unknown>)] : r.error.message).toEqual([1, 1, true]);
+  });
+
+  it("reads without prototypes where such a key hides under a lazy schema, a union or an enum", async () => {
+    type Node = { toString?: string; n: number; kids?: Node[] };
+    const node: z.ZodType<Node> = z.lazy(() => z.object({ toString: z.string().optional(), n: z.number(), kids: z.array(node).optional() }));
+    const f = tool({
+      description: "x",
+      input: z.object({ tree: node, pick: z.union([z.object({ valueOf: z.number().optional(), a: z.number() }), z.string()]), by: z.partialRecord(z.enum(["constructor", "name"]), z.string()) }),
+      run: (args) => JSON.stringify([args.tree.kids?.[0]?.n, args.pick, args.by]),
+    });
+    const r = await evaluate('(tool/f {:tree {:n 1 :kids [{:n 2}]} :pick {:a 3} :by {:name "x"}})', { tools: session({ f }).specs(false) });
+    expect(r.ok ? r.value : r.error.message).toBe('[2,{"a":3},{"name":"x"}]');
+  });
+
+  // Every call's arguments were copied without prototypes and the prototypes put back after,
+  // whatever the schema: 1,000 rows cost 1,002 copies made with Object.create(null) (100,000 rows:
+  // 0.9 s against zod's own 42 ms). Only a schema naming such a key needs them (the tests above).
+  it("checks arguments as they are when the schema names no such key", async () => {
+    const f = tool({
+      description: "x",
+      input: z.object({ rows: z.array(z.object({ id: z.number() })), meta: z.record(z.string(), z.unknown()) }),
+      run: (args) => args.rows.length,
+    });
+    const create = vi.spyOn(Object, "create");
+    try {
+      const r = await evaluate("(tool/f {:rows (mapv (fn [i] {:id i}) (range 1000)) :meta {:a 1}})", { tools: session({ f }).specs(false) });
+      expect(r.ok ? r.value : r.error.message).toBe(1000);
+      expect(create.mock.calls.filter(([proto]) => proto === null)).toHaveLength(0);
+    } finally {
+      create.mockRestore();
+    }
   });
 
   it("replays, on resume, a saved call whose nested argument map left out such a key", async () => {
