@@ -131,11 +131,9 @@ export async function buildPrompt(input: ViewInput, viewOptions: ViewOptions, st
   // Strategies keep the stored messages' text; summaries they add are text too. Host text may hold
   // half of a surrogate pair (a printed title cut inside an emoji, a tool's error, the mission's
   // {{placeholder}}): the model gets a replacement character, as a provider's JSON parser refuses it raw.
-  const messages = result.messages.map((m) => {
-    const text = typeof m.content === "string" ? m.content : messageText(m);
-    const sent = wellFormed(text);
-    return sent === m.content ? m : { ...m, content: sent };
-  }) as TextMessage[];
+  // Each message is the turn's own: a strategy that rewrote the objects it gave on a later turn
+  // rewrote what the trace says this turn sent.
+  const messages = result.messages.map((m) => ({ ...m, content: wellFormed(typeof m.content === "string" ? m.content : messageText(m)) })) as TextMessage[];
   // Kept in the trace and the saved state as JSON, which are read back checked.
   const notJson = jsonProblem(result.state);
   if (notJson !== null) throw new StrategyResultError(`a state that is not JSON (${notJson})`);

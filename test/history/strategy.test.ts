@@ -171,6 +171,29 @@ describe("a custom strategy object that is not whole", () => {
     expect(llm.requests).toHaveLength(0);
   });
 
+  // The trace kept the strategy's own message objects: one that reused (and rewrote) them on a
+  // later turn rewrote what the trace and the saved state said earlier turns had sent.
+  it("whose project rewrites the messages it gave before leaves the earlier turns' records as sent", async () => {
+    let given: Array<{ content: string }> = [];
+    const history = {
+      name: "mine",
+      usesLlm: false,
+      initialState: () => null,
+      project: async (c: { messages: Array<{ content: string }> }) => {
+        for (const m of given) m.content = "rewritten later";
+        given = c.messages.map((m) => ({ ...m }));
+        return { messages: given, state: null, stats: { durationMs: 0, llmCalls: 0, llmInputTokens: 0, llmOutputTokens: 0 }, events: [] };
+      },
+    };
+    const agent = SubAgent.create({ prompt: "Add up.", maxTurns: 3 });
+    const llm = scriptedLlm([code("(def a 1)"), code("(return a)")]);
+    const step = await SubAgent.run(agent, { llm, history: history as never, isolation: "none" });
+    expect(step.ok).toBe(true);
+    const sent = llm.requests.map((r) => r.messages.map((m) => m.content));
+    expect(step.trace.turns.map((t) => t.messages.map((m) => m.content))).toEqual(sent);
+    expect(JSON.stringify(runToJson(step))).not.toContain("rewritten later");
+  });
+
   // A result without stats or events, or with them of the wrong type, failed as "the history
   // strategy threw building the prompt" (our own TypeError), which it had not; stats without
   // their spend (llmCalls, ...) ran on and were kept, which a resume's nested spending summed as NaN.
