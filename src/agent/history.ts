@@ -121,8 +121,9 @@ export async function buildPrompt(input: ViewInput, viewOptions: ViewOptions, st
   const full = fullView(input, viewOptions);
   const calls: string[] = [];
   const llm = context.llm === undefined ? undefined : noting(context.llm, calls);
+  // The strategy's own copies: the prompt is measured against the full history's messages after.
   const result: CompactionResult = await strategy.project(
-    { messages: full.messages, records: input },
+    { messages: full.messages.map((m) => ({ ...m })), records: input },
     context.state === undefined ? strategy.initialState() : context.state,
     { ...(llm === undefined ? {} : { llm }), ...(context.signal === undefined ? {} : { signal: context.signal }) },
   );

@@ -194,6 +194,30 @@ describe("a custom strategy object that is not whole", () => {
     expect(JSON.stringify(runToJson(step))).not.toContain("rewritten later");
   });
 
+  // The strategy was given the full history's own messages, which the run then measured the
+  // prompt against: one that worked in place (appending to its input) inflated fullTokens.
+  it("whose project changes its input does not change what the full history is measured at", async () => {
+    const run = async (touch: boolean): Promise<number[]> => {
+      const history = {
+        name: "mine",
+        usesLlm: false,
+        initialState: () => null,
+        project: async (c: { messages: Array<{ role: string; content: string }> }) => {
+          const messages = c.messages.map((m) => ({ ...m }));
+          if (touch) {
+            for (const m of c.messages) m.content += " padding".repeat(200);
+            c.messages.push({ role: "user", content: "more padding ".repeat(500) });
+          }
+          return { messages, state: null, stats: { durationMs: 0, llmCalls: 0, llmInputTokens: 0, llmOutputTokens: 0 }, events: [] };
+        },
+      };
+      const step = await SubAgent.run(SubAgent.create({ prompt: "Add up.", maxTurns: 3 }), { llm: scriptedLlm([code("(def a 1)"), code("(return a)")]), history: history as never, isolation: "none" });
+      expect(step.ok).toBe(true);
+      return step.usage.compression.perTurn.map((t) => t.fullTokens);
+    };
+    expect(await run(true)).toEqual(await run(false));
+  });
+
   // A result without stats or events, or with them of the wrong type, failed as "the history
   // strategy threw building the prompt" (our own TypeError), which it had not; stats without
   // their spend (llmCalls, ...) ran on and were kept, which a resume's nested spending summed as NaN.
