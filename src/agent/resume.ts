@@ -648,7 +648,7 @@ class Replay {
         const [was, is] = [text(want[at]), text(sent[at])];
         throw new ResumeError(
           at === 0
-            ? `resume: the system prompt differs from the saved run's (different tools, tool descriptions or output schema?): ${firstLineDifference(was, is)}`
+            ? `resume: the system prompt differs from the saved run's (different tools, tool descriptions or output schema, or a history strategy whose prompt is not a function of its input and state?): ${firstLineDifference(was, is)}`
             : `resume: the task message differs from the saved run's: ${taskDifference(was, is)}`,
         );
       }

@@ -109,3 +109,33 @@ describe("resuming a run with a history strategy", () => {
     }
   });
 });
+
+// A strategy whose system prompt changes on every call (kept in its closure, not its state) gave a
+// resume refusal that blamed only "different tools, tool descriptions or output schema".
+describe("resuming under a history strategy whose system prompt is not a function of its input", () => {
+  it("names the history strategy among the causes", async () => {
+    const { z } = await import("zod");
+    const { tool } = await import("../../src/agent/tools.js");
+    const strategy = () => {
+      let calls = 0;
+      return {
+        name: "mine",
+        usesLlm: false,
+        initialState: () => null,
+        project: async (c: { messages: Array<{ role: string; content: string }> }) => {
+          calls++;
+          const messages = c.messages.map((m, i) => (i === 0 ? { ...m, content: `system, call ${calls}` } : { ...m }));
+          return { messages, state: null, stats: { llmCalls: 0, llmInputTokens: 0, llmOutputTokens: 0 }, events: [] };
+        },
+      };
+    };
+    const send = tool({ description: "Sends.", input: z.object({ to: z.string() }), needsApproval: true, run: () => "sent" });
+    const agent = SubAgent.create({ prompt: "Send.", tools: { send }, maxTurns: 5 });
+    const step = await SubAgent.run(agent, { llm: scriptedLlm([code("(def a 1)"), code('(def r (tool/send {:to "x"}))')]), history: strategy() as never, isolation: "none" });
+    expect(step.paused).toBeDefined();
+    const state = runStateFromJson(runStateToJson(saveRun(step, agent)));
+    await expect(SubAgent.resume(agent, state, { llm: scriptedLlm([code("(return r)")]), history: strategy() as never, isolation: "none", approvals: { "turn-2-call-1": { approved: true } } })).rejects.toThrow(
+      /^resume: the system prompt differs from the saved run's \(different tools, tool descriptions or output schema, or a history strategy whose prompt is not a function of its input and state\?\)/,
+    );
+  });
+});
