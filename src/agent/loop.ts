@@ -527,13 +527,17 @@ class AgentRun {
     this.pendingNested = [];
     const { limits, deadlineCut } = this.limits();
     const t1 = performance.now();
+    // Each reported call's size when it was told (its arguments': no result has crossed yet).
+    const admitted = new WeakMap<ToolCallRecord, number>();
     this.gate?.beginTurn(n);
     observer?.programStart(n, program);
     const result = await evaluate(program, {
       ...(observer === null ? {} : { onPrint: (line: string) => observer.print(n, line) }),
       onToolCall: (call: ToolCallRecord, done: boolean) => {
-        // Each result the trace will keep, counted as it arrives: the next call may be refused.
-        if (done && call.size !== undefined) this.keepToolResult(call.size);
+        // The session counted the arguments as it admitted the call (ToolCallInfo.size): what the
+        // record holds past them is the result, counted as it arrives: the next call may be refused.
+        if (!done) admitted.set(call, call.size ?? 0);
+        else if (call.size !== undefined) this.keepToolResult(call.size - (admitted.get(call) ?? 0));
         observer?.toolCall(n, call, done);
       },
       ctx: this.context,

@@ -268,7 +268,8 @@ export class ToolSession {
       this.open[name] = { params, reportsAnswer: true, run: (args, signal, call) => this.call(name, t, args, signal, call ?? NO_CALL_INFO) };
       this.closed[name] = {
         params,
-        run: () => {
+        run: (_args, _signal, call) => {
+          this.admit(call ?? NO_CALL_INFO);
           throw new ToolFailure("tools are withdrawn on the final turn; finish with (return ...) or (fail ...) using what you already have");
         },
       };
@@ -308,16 +309,13 @@ export class ToolSession {
   }
 
   private async checked(name: string, t: Tool, raw: Record<string, unknown>, signal: AbortSignal, call: ToolCallInfo, gate: ApprovalGate | undefined, index: number): Promise<unknown> {
+    this.admit(call);
     if (signal.aborted) throw new ToolFailure("aborted");
     // One time limit for the whole call: its checks and its run share it.
     const timeoutMs = t.timeoutMs ?? this.options.defaultTimeoutMs;
     const limit: CallLimit = { timeoutMs, due: timeoutMs <= MAX_TIMER_MS ? Date.now() + timeoutMs : Infinity };
     const parsed = await this.bounded(limit, () => parseOwn(t.input, raw), signal);
     if (!parsed.success) throw new ToolFailure(shortMessage(`invalid arguments: ${describeIssues(parsed.error, raw).join("; ")}`));
-    // The trace keeps every call: past the run's bound, the program stops (a limit, which no try
-    // catches), so a program catching the refusal cannot keep adding refused calls' arguments.
-    const full = this.options.scope.toolResultsFull?.();
-    if (full !== undefined) throw recordedLimit("tool_limit_exceeded", full, "return or fail with the results you already have") ?? new ToolFailure(full);
     // Counted after the check's await, with nothing awaited between reading and counting: calls
     // made at once (pmap) each see the others'.
     const used = this.callCount(name);
@@ -362,6 +360,21 @@ export class ToolSession {
     const checked = await this.bounded(limit, () => output.safeParseAsync(result), signal);
     if (!checked.success) throw new ToolFailure(shortMessage(`the tool returned a result that does not match its declared output: ${describeIssues(checked.error, result).join("; ")}`));
     return checked.data;
+  }
+
+  /**
+   * Counts the arguments of a call as it arrives, before anything is awaited: the trace keeps
+   * them whatever answers the call, and calls made at once (pmap) each see the others', a held
+   * call (which never ends) included. Past the run's bound, the program stops (a limit, which no
+   * try catches), so a program catching the refusal cannot keep adding refused calls' arguments.
+   */
+  private admit(call: ToolCallInfo): void {
+    const full = this.options.scope.toolResultsFull?.();
+    if (full !== undefined) {
+      call.answering?.("refused");
+      throw recordedLimit("tool_limit_exceeded", full, "return or fail with the results you already have") ?? new ToolFailure(full);
+    }
+    this.options.scope.keepToolResult?.(call.size ?? 0);
   }
 
   // The host's own checks of a call (an async refinement of its arguments or result, an approval

@@ -54,14 +54,22 @@ export interface ToolCallInfo {
    * Given to a spec that `reportsAnswer`: the spec says how it answers this call before the
    * call is reported (`onToolCall`): `live` (it runs), `replayed` (answered from a saved run's
    * record: the record says so, and nothing runs again) or `held` (the host holds it: it does not
-   * run, the evaluation is about to be stopped, and the call is never reported). A replayed call
-   * may give the saved record's `durationMs`, which its record then keeps.
+   * run, the evaluation is about to be stopped, and the call is never reported) or `refused` (the
+   * host refuses it before it runs because the run keeps no more: the record keeps no arguments
+   * and no size, as calls made at once (pmap) past the bound would each keep theirs). A replayed
+   * call may give the saved record's `durationMs`, which its record then keeps.
    */
   answering?(how: CallAnswer, durationMs?: number): void;
+  /**
+   * The arguments' size as they crossed out (the record's `size` before the result's): a host
+   * bounding what its calls keep counts it as it admits the call, before anything is awaited, so
+   * calls made at once (pmap) each see the others' and a call it holds, which never ends, counts too.
+   */
+  readonly size?: number;
 }
 
 /** How a host answers a call (`ToolCallInfo.answering`). */
-export type CallAnswer = "live" | "replayed" | "held";
+export type CallAnswer = "live" | "replayed" | "held" | "refused";
 
 export interface ToolSpec {
   run: ToolFn;
@@ -547,7 +555,7 @@ export async function evaluateWith(source: string, options: EvaluateOptions, sin
       const report = reporter(record, spec, onToolCall);
       const t0 = now();
       let resultHidden = false;
-      const call: ToolCallInfo = { hidden: shown === hostArgs ? [] : hiddenKeys(shown), hideResult: () => void (resultHidden = true), ranWith: (given) => ranWith(record, given), ...(report.answering === undefined ? {} : { answering: report.answering }) };
+      const call: ToolCallInfo = { hidden: shown === hostArgs ? [] : hiddenKeys(shown), hideResult: () => void (resultHidden = true), ranWith: (given) => ranWith(record, given), size: record.size, ...(report.answering === undefined ? {} : { answering: report.answering }) };
       return settle(spec, hostArgs, call, halting(), spec.timeoutMs ?? options.toolTimeoutMs)
         .then((answer) => convertResult(state, answer.value, name, record))
         .then(

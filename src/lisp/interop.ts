@@ -100,6 +100,9 @@ export function ranWith(record: ToolCallRecord, given: Record<string, unknown>):
 /** What the record of a call the host held says (`ToolCallInfo.answering`): it never ran, so it did not fail either. */
 export const HELD_CALL = "held by the host: the call waits for approval and did not run";
 
+/** What the record of a call refused because the run keeps no more holds for its arguments (`ToolCallInfo.answering`): no program's arguments are a string. */
+export const UNKEPT_ARGS = "(not kept: the run had kept more than maxToolResultSize of tool calls)";
+
 /**
  * When a call is reported (`onToolCall`): at once, or for a spec that `reportsAnswer` once it
  * tells how it answers (at the latest when the call ends); a held call never.
@@ -122,6 +125,8 @@ export function reporter(record: ToolCallRecord, spec: ToolSpec, onToolCall: ((c
       if (told || record.held === true) return;
       // Said at once: a cut that ends the evaluation before the hold's rejection lands still finds it held.
       if (how === "held") Object.assign(record, { held: true, error: HELD_CALL });
+      // Told as it fails (end).
+      else if (how === "refused") Object.assign(record, { args: UNKEPT_ARGS, size: 0 });
       else {
         if (how === "replayed") {
           record.replayed = true;

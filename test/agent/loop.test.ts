@@ -10,6 +10,7 @@ import { messageText } from "../../src/llm/messages.js";
 import { SubAgent, type AgentDefinition, type RunOptions } from "../../src/agent/subagent.js";
 import { tool } from "../../src/agent/tools.js";
 import { evaluate } from "../../src/lisp/evaluate.js";
+import { UNKEPT_ARGS } from "../../src/lisp/interop.js";
 import type { Turn } from "../../src/trace/trace.js";
 import { saveRun } from "../../src/agent/resume.js";
 import { runStateToJson } from "../../src/trace/run-state.js";
@@ -1218,6 +1219,53 @@ describe("maxToolResultSize", () => {
       expect(step.turns[0].toolCalls).toHaveLength(6);
       expect(step.turns[0].error?.message).toMatch(/^the run has kept \d+ of tool results .*more than maxToolResultSize \(4500\)/);
     });
+  }
+
+  // Calls made at once (pmap) were counted only as each ended, so all were admitted before the
+  // first counted; a held call (approval) never ends: 200 calls sharing one argument kept 99
+  // times the bound, and a paused state that size could not be serialized. Now each call's
+  // arguments count as it is admitted.
+  for (const isolation of ["none", "worker"] as const) {
+    for (const needsApproval of [false, true]) {
+      it(`counts parallel calls' arguments as they are admitted (${isolation}${needsApproval ? ", held for approval" : ""})`, async () => {
+        const calls = { n: 0 };
+        const put = tool({
+          description: "Put.",
+          input: z.object({ s: z.array(z.string()) }),
+          needsApproval,
+          run: async () => {
+            calls.n++;
+            await new Promise((r) => setTimeout(r, 1));
+            return null;
+          },
+        });
+        const program = '(def big (apply str (repeat 9900 "x")))\n(pmap (fn [i] (tool/put {:s (vec (repeat 5 big))})) (range 200))';
+        const llm = scriptedLlm([code(program), code("(return 1)"), code("(return 1)")]);
+        const agent = SubAgent.create({ prompt: "Put.", llm, tools: { put }, maxTurns: 3, isolation, maxToolResultSize: 100_000 });
+        const step = await SubAgent.run(agent, {});
+        const [turn] = step.turns;
+        // About 49,500 a call: the third passes the bound, and the others are refused, keeping
+        // no arguments (all 200 were made before the first refusal could stop the program).
+        const kept = turn.toolCalls.reduce((sum, c) => sum + (c.size ?? 0), 0);
+        expect(kept).toBe(148_521 + (needsApproval ? 0 : 3));
+        const refused = turn.toolCalls.filter((c) => c.args === UNKEPT_ARGS);
+        expect(refused).toHaveLength(197);
+        expect(refused[0]).toMatchObject({ size: 0, errorKind: "tool_limit_exceeded" });
+        expect(refused[0].error).toContain("more than maxToolResultSize (100000)");
+        if (needsApproval) {
+          // The three admitted wait for the host (a worker's may pause one at a time: a branch still
+          // on its way pauses at the next resume); the state holds them, not the refused calls' arguments.
+          expect(calls.n).toBe(0);
+          expect(step.paused?.approvals.length).toBeGreaterThanOrEqual(1);
+          expect(step.paused?.approvals.length).toBeLessThanOrEqual(3);
+          expect(JSON.stringify(runStateToJson(step.paused?.state as never)).length).toBeLessThan(500_000);
+        } else {
+          expect(calls.n).toBe(3);
+          expect(turn.error).toMatchObject({ kind: "tool_limit_exceeded", line: 2 });
+          expect(turn.error?.message).toContain("more than maxToolResultSize (100000)");
+        }
+      });
+    }
   }
 
   it("bounds nested runs by their callers' limit", async () => {

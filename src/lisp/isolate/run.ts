@@ -7,7 +7,7 @@
 import { abortedError, isLimitKind, limitRecord, limitThrown, LispError, ours, thrownMessage, toErrorInfo, toolMessage, ToolTimeout, type ErrorInfo } from "../errors.js";
 import type { Definition, EvalFailure, EvaluateOptions, EvalResult, Memory, MemoryEntry, ToolCallRecord, ToolSpec } from "../evaluate.js";
 import { ABORTED, unlessAborted } from "../abort.js";
-import { boxed, Budget, ContextReader, contextValue, crossedSize, HELD_CALL, ranWith, reporter, toHost, toLisp } from "../interop.js";
+import { boxed, Budget, ContextReader, contextValue, crossedSize, HELD_CALL, ranWith, reporter, toHost, toLisp, UNKEPT_ARGS } from "../interop.js";
 import { MAX_TIMER_MS, resolveLimits, type Limits } from "../limits.js";
 import { hiddenKeys, hideQuoted, hideRewritten, Marks, meetsHidden, QUOTED_MIN, quotedForms, STAND_IN_OPEN } from "../marks.js";
 import { OutputBuffer } from "../output.js";
@@ -187,7 +187,7 @@ export async function evaluateIsolated(source: string, options: EvaluateOptions,
           const report = reporter(record, spec, onToolCall);
           const t0 = performance.now();
           let resultHidden = false;
-          const info = { hidden: m.shown === undefined ? [] : hiddenKeys(m.shown), hideResult: () => void (resultHidden = true), ranWith: (given: Record<string, unknown>) => ranWith(record, given), ...(report.answering === undefined ? {} : { answering: report.answering }) };
+          const info = { hidden: m.shown === undefined ? [] : hiddenKeys(m.shown), hideResult: () => void (resultHidden = true), ranWith: (given: Record<string, unknown>) => ranWith(record, given), ...(m.size === undefined ? {} : { size: m.size }), ...(report.answering === undefined ? {} : { answering: report.answering }) };
           Promise.resolve()
             .then(() => boxed(spec.run(m.args, ac.signal, info)))
             .then(
@@ -329,6 +329,8 @@ function result(m: DoneMessage, memory: Memory, w: PoolWorker, started: number, 
     if (host?.size !== undefined) r.size = host.size;
     // The host ran the call with other arguments (an edited approval): its record says so, the worker's cannot.
     if (host !== undefined && Object.hasOwn(host, "asked")) Object.assign(r, { args: host.args, asked: host.asked });
+    // The host refused it, keeping no arguments (ToolCallInfo.answering).
+    if (host?.args === UNKEPT_ARGS) r.args = UNKEPT_ARGS;
     if (c.result !== undefined) r.result = c.result;
     if (c.value !== undefined) r.value = values[c.value];
     if (c.error !== undefined) r.error = c.error;
