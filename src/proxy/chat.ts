@@ -11,8 +11,8 @@ import { inputTokens } from "../compaction/measure.js";
 import { SummaryRefused } from "../compaction/summarizers/engine.js";
 import type { ProxyConfig } from "./config.js";
 import type { CompactionOutcome } from "./compactor.js";
-import { decodeBody, decodedStream, type ProxyContext } from "./context.js";
-import { isContextLengthError, sendError, sendStoreUnavailable, streamErrorEvent, upstreamErrorBody } from "./errors.js";
+import { decodeBody, decodedStream, undecodableCoding, type ProxyContext } from "./context.js";
+import { isContextLengthError, sendError, sendStoreUnavailable, sendUndecodable, streamErrorEvent, upstreamErrorBody } from "./errors.js";
 import { explicitIdentity, MAX_ID_LENGTH, overlongIdentityHeader, prefixHashes, prefixIdentity, repeatedIdentityHeader, scopedKey, type Identity } from "./identity.js";
 import { hiddenKeys, KeyMasker, maskKeys, refusalHeaders, upstreamAuth, type Tenant } from "./tenancy.js";
 import { parseMessagesRequest, type AnthropicRequest } from "./anthropic.js";
@@ -22,7 +22,7 @@ import { parseResponsesRequest, type ResponsesRequest } from "./responses.js";
 import { sendWithRetries } from "./retry.js";
 import { SseTap, type StreamUsage } from "./sse.js";
 import type { ChatApi, ConversationRecord } from "./store.js";
-import { MAX_ERROR_BYTES, MAX_REPLY_BYTES, readBuffer, responseHeaders, upstreamBase, upstreamUrl, type UpstreamResult } from "./upstream.js";
+import { discard, MAX_ERROR_BYTES, MAX_REPLY_BYTES, readBuffer, responseHeaders, upstreamBase, upstreamUrl, type UpstreamResult } from "./upstream.js";
 import { learnFromUsage } from "./usage.js";
 
 const INDEXED_PER_CONVERSATION = 16;
@@ -343,6 +343,15 @@ export async function handleChat(ctx: ProxyContext, req: IncomingMessage, res: S
     const location = response.headers.location;
     sendError(res, 502, `the upstream answered HTTP ${status}${location === undefined ? "" : ` with a redirect to ${maskKeys(location, hidden)}`}, which the proxy does not follow: set the upstream to the URL that answers`, "upstream_error", "upstream_redirect", echo);
     return finish(undefined);
+  }
+  const coding = new KeyMasker(hidden).active ? undecodableCoding(response.headers["content-encoding"]) : undefined;
+  if (coding !== undefined) {
+    discard(response);
+    upstreamMs = performance.now() - result.startedAt;
+    ctx.metrics.inc("ptc_proxy_upstream_errors_total", 'kind="undecodable"');
+    sendUndecodable(res, coding, echo);
+    // It answered, so it had the prompt (and may have billed it).
+    return finish(undefined, true);
   }
   const isStream = request.stream && String(response.headers["content-type"] ?? "").includes("text/event-stream");
   if (isStream) {

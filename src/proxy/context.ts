@@ -242,8 +242,7 @@ export function unsupportedTransferCoding(te: string | undefined): string | unde
 
 // zstd (what Codex sends) where this Node's zlib has it (22.15 and later).
 const zstd = (zlib as unknown as { createZstdDecompress?: () => Transform }).createZstdDecompress;
-const INFLATE_STREAM: Record<string, () => Transform> = { gzip: zlib.createGunzip, "x-gzip": zlib.createGunzip, deflate: zlib.createInflate, br: zlib.createBrotliDecompress };
-const INFLATE: Record<string, () => Transform> = { ...INFLATE_STREAM, ...(zstd === undefined ? {} : { zstd }) };
+const INFLATE: Record<string, () => Transform> = { gzip: zlib.createGunzip, "x-gzip": zlib.createGunzip, deflate: zlib.createInflate, br: zlib.createBrotliDecompress, ...(zstd === undefined ? {} : { zstd }) };
 
 /** The codings of a `content-encoding` header, lowercase, in the order they are undone (last first). */
 function contentCodings(encoding: string | string[] | undefined): string[] {
@@ -302,8 +301,13 @@ export function decodeBody(body: Buffer, encoding: string | string[] | undefined
 /** The inflaters that undo a `content-encoding`, last coding first, or undefined when it has none or one this Node cannot undo. */
 export function inflateStages(encoding: string | string[] | undefined): Transform[] | undefined {
   const codings = contentCodings(encoding);
-  if (codings.length === 0 || !codings.every((c) => c in INFLATE_STREAM)) return undefined;
-  return codings.map((c) => INFLATE_STREAM[c]());
+  if (codings.length === 0 || undecodableCoding(encoding) !== undefined) return undefined;
+  return codings.map((c) => INFLATE[c]());
+}
+
+/** The first coding of a reply's `content-encoding` that this Node cannot undo as the reply passes, if any. */
+export function undecodableCoding(encoding: string | string[] | undefined): string | undefined {
+  return encoding === undefined ? undefined : contentCodings(encoding).find((c) => !(c in INFLATE));
 }
 
 /**

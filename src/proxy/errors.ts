@@ -30,6 +30,14 @@ export function sendError(res: ServerResponse, status: number, message: string, 
 }
 
 /**
+ * A reply that may quote a key the client never gave (hiddenKeys), in a `content-encoding` the
+ * proxy cannot undo to mask it (zstd before Node 22.15): refused, as passing it on would show the key.
+ */
+export function sendUndecodable(res: ServerResponse, coding: string, headers: Record<string, string> = {}): void {
+  sendError(res, 502, `the upstream's reply came in content-encoding ${JSON.stringify(coding)}, which the proxy cannot undo to mask the upstream key in it, though it asked for none (accept-encoding: identity): have the upstream honour that`, "upstream_error", "upstream_undecodable", headers);
+}
+
+/**
  * The store failed (the shared database is unreachable): logged, and answered 503 with
  * retry-after, so a balancer retries elsewhere rather than the request going on without its state.
  */

@@ -5,15 +5,15 @@ import { existsSync, mkdirSync } from "node:fs";
 import { createServer, type IncomingMessage, type Server, type ServerResponse } from "node:http";
 import { join } from "node:path";
 import type { AddressInfo } from "node:net";
-import { pipeline, Transform, type Readable } from "node:stream";
+import { pipeline, Transform } from "node:stream";
 import { ADMIN_PREFIX, handleAdmin } from "./admin.js";
 import { ATTEMPTS_HEADER, handleChat, readErrorText, replyUsage } from "./chat.js";
 import { ConfigFile } from "./config-file.js";
 import { redactUrl } from "./config.js";
 import { Compactor } from "./compactor.js";
 import { countTokensYielding } from "../compaction/tokens.js";
-import { BodyBudget, decodeBody, decodedStream, readBody, sendBodiesBusy, sendErrorAndClose, sendJson, sendTooLarge, unsupportedTransferCoding, type ProxyContext } from "./context.js";
-import { sendError, sendStoreUnavailable, upstreamErrorBody } from "./errors.js";
+import { BodyBudget, decodeBody, decodedStream, readBody, sendBodiesBusy, sendErrorAndClose, sendJson, sendTooLarge, undecodableCoding, unsupportedTransferCoding, type ProxyContext } from "./context.js";
+import { sendError, sendStoreUnavailable, sendUndecodable, upstreamErrorBody } from "./errors.js";
 import { hostAllowed, hostPolicy, originAllowed, repeatedHost } from "./hosts.js";
 import { jsonLogger, type Logger } from "./log.js";
 import { Metrics } from "./metrics.js";
@@ -23,7 +23,7 @@ import { MissingDriverError } from "./driver.js";
 import { isPostgresUrl, openStore, type ConversationStore } from "./store.js";
 import { isObjectArg, mustBe } from "../llm/args.js";
 import { hiddenKeys, KeyMasker, refusalHeaders, repeatedCredential, Tenants, upstreamAuth, type Tenant, type TenantResult } from "./tenancy.js";
-import { responseHeaders, Upstream, upstreamBase } from "./upstream.js";
+import { discard, responseHeaders, Upstream, upstreamBase } from "./upstream.js";
 import { errorText } from "../llm/errors.js";
 
 export interface ProxyOptions {
@@ -158,7 +158,16 @@ async function passthrough(ctx: ProxyContext, req: IncomingMessage, res: ServerR
     res.end(text);
     return;
   }
-  const masked = maskedReply(req, result.response, status, hidden);
+  const masks = new KeyMasker(hidden).active && req.method !== "HEAD" && status !== 204 && status !== 304;
+  const coding = masks ? undecodableCoding(result.response.headers["content-encoding"]) : undefined;
+  if (coding !== undefined) {
+    discard(result.response);
+    ctx.metrics.inc("ptc_proxy_upstream_errors_total", 'kind="undecodable"');
+    sendUndecodable(res, coding);
+    // It answered, so it had the request (and may have billed it): charged as a reply whose usage is unread.
+    return settle(status < 300 ? await bodyTokens() : 0);
+  }
+  const masked = masks ? (decodedStream(result.response, result.response.headers["content-encoding"]) ?? result.response) : undefined;
   const headers = responseHeaders(result.response.headers, masked === undefined, hidden);
   if (masked !== undefined && masked !== result.response) delete headers["content-encoding"];
   res.writeHead(status, { ...headers, ...(attempts > 1 ? { [ATTEMPTS_HEADER]: String(attempts) } : {}) });
@@ -182,17 +191,6 @@ async function passthrough(ctx: ProxyContext, req: IncomingMessage, res: ServerR
   // count) costs nothing.
   const unreported = status < 300 && (used === "unread" || (used === undefined && (!result.response.complete || String(result.response.headers["content-type"] ?? "").includes("text/event-stream"))));
   await settle(typeof used === "object" ? used.promptTokens + used.completionTokens : unreported ? await bodyTokens() : 0);
-}
-
-/**
- * A forwarded 2xx reply's body to pass through a KeyMasker (decoded when the upstream compressed it
- * all the same), or undefined when it has no key to mask, no body, or a coding this Node cannot undo.
- */
-function maskedReply(req: IncomingMessage, response: IncomingMessage, status: number, hidden: readonly string[]): Readable | undefined {
-  if (!new KeyMasker(hidden).active || req.method === "HEAD" || status === 204 || status === 304) return undefined;
-  const encoding = response.headers["content-encoding"];
-  if (encoding === undefined) return response;
-  return decodedStream(response, encoding);
 }
 
 /** The bytes passing through with `hidden` masked (KeyMasker): a 200 stream may quote the key it was sent with. */

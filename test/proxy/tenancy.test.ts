@@ -2,7 +2,7 @@
 // client A's id (or resending A's messages) starts its own conversation and cannot read, change
 // or reset A's state; summaries go out with the configured key or the conversation's own
 // tenant's key; virtual keys carry their own upstream key, token budget and request rate.
-import { createServer, request, type RequestListener } from "node:http";
+import { createServer, request, type IncomingHttpHeaders, type RequestListener } from "node:http";
 import type { AddressInfo } from "node:net";
 import { join } from "node:path";
 import zlib, { brotliCompressSync, deflateSync, gzipSync } from "node:zlib";
@@ -766,6 +766,43 @@ describe("proxy tenancy", () => {
     });
   });
 
+  it("refuses a reply that must be masked but comes in a coding the proxy cannot undo (502 upstream_undecodable), on every route, and passes it on when nothing needs masking", async () => {
+    const key = "sk-upstream-secret-42-abcdefghijklmnop";
+    // An upstream that ignores accept-encoding: identity and answers in a coding no Node undoes
+    // ("compress"; zstd before Node 22.15 is the same case), its bytes quoting the key it was sent.
+    const quoting: RequestListener = (req, res) => {
+      req.resume();
+      const stream = req.headers["x-stream"] === "1";
+      const body = stream ? `data: {"error":{"message":"Incorrect API key provided: ${key}"}}\n\n` : JSON.stringify({ error: { message: `Incorrect API key provided: ${key}` } });
+      res.writeHead(200, { "content-type": stream ? "text/event-stream" : "application/json", "content-encoding": "compress", "content-length": String(Buffer.byteLength(body)) });
+      res.end(body);
+    };
+    await withUpstream(quoting, key, async (proxy) => {
+      const bodies: Record<string, Record<string, unknown>> = {
+        "/v1/chat/completions": { model: "m", messages: [{ role: "user", content: "hi" }] },
+        "/v1/messages": { model: "m", max_tokens: 10, messages: [{ role: "user", content: "hi" }] },
+        "/v1/responses": { model: "m", input: [{ role: "user", content: "hi" }] },
+        "/v1/embeddings": { model: "m", input: "hi" },
+      };
+      const leaked: string[] = [];
+      const passed: string[] = [];
+      for (const [path, body] of Object.entries(bodies)) {
+        for (const stream of ["0", "1"]) {
+          const res = await rawPost(proxy.url, path, { authorization: "Bearer ptc-vk-team", "x-stream": stream }, JSON.stringify({ ...body, ...(stream === "1" ? { stream: true } : {}) }));
+          const label = `${path} stream=${stream}`;
+          // Before: 200 with the upstream's bytes as they came, the key in them, on 8 of 8.
+          if (res.body.includes("secret-42")) leaked.push(label);
+          if (res.status !== 502 || !res.body.includes("upstream_undecodable")) passed.push(label);
+        }
+      }
+      expect({ leaked, passed }).toEqual({ leaked: [], passed: [] });
+      // A client's own key is not hidden from it: its reply passes on as the upstream sent it.
+      const own = await rawPost(proxy.url, "/v1/embeddings", { authorization: "Bearer sk-client-own" }, JSON.stringify(bodies["/v1/embeddings"]));
+      expect(own.status).toBe(200);
+      expect(own.headers["content-encoding"]).toBe("compress");
+    });
+  });
+
   it("charges a virtual key the usage reported on any path it forwards (embeddings, legacy completions), whole or streamed", async () => {
     r = await rig({ config: { tenancy: { virtualKeys: { rag: { keyHash: hashKey("ptc-vk-rag"), tokenBudget: 1_000_000 } } } } });
     // The fake upstream's /v1/echo answers the body it got, with its content type: a reply of our choosing.
@@ -1100,5 +1137,19 @@ function postHi(proxyUrl: string, path: string, headers: Record<string, string |
     });
     q.on("error", reject);
     q.end(JSON.stringify({ model: "fake-model", messages: [{ role: "user", content: "hi" }], input: "hi" }));
+  });
+}
+
+/** POSTs `body` to the proxy with node:http, which undoes no content-encoding: the bytes the proxy sent. */
+function rawPost(proxyUrl: string, path: string, headers: Record<string, string>, body: string): Promise<{ status: number; headers: IncomingHttpHeaders; body: string }> {
+  const url = new URL(proxyUrl);
+  return new Promise((resolve, reject) => {
+    const q = request({ host: url.hostname, port: url.port, path, method: "POST", headers: { "content-type": "application/json", ...headers } }, (res) => {
+      let text = "";
+      res.on("data", (c: Buffer) => (text += c.toString()));
+      res.on("end", () => resolve({ status: res.statusCode ?? 0, headers: res.headers, body: text }));
+    });
+    q.on("error", reject);
+    q.end(body);
   });
 }
