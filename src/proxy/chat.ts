@@ -278,10 +278,10 @@ export async function handleChat(ctx: ProxyContext, req: IncomingMessage, res: S
   }
   reservation = budget;
 
-  const hidden = hiddenKeys(tenant, config);
   // An error body is held, counted as a whole reply is, until the reply is sent.
   const take = (n: number) => ctx.bodies.takeReply(res, n);
   let attempt = await sendWithRetries(ctx, config, "POST", target, req.headers, bodyFor(outcome), headers, clientGone.signal, res);
+  let hidden = hiddenKeys(tenant, config, attempt.fallback);
   let result: UpstreamResult = attempt.result;
   let attempts = attempt.attempts;
   let upstreamText: string | undefined;
@@ -305,6 +305,7 @@ export async function handleChat(ctx: ProxyContext, req: IncomingMessage, res: S
         upstreamText = undefined;
         attempt = await sendWithRetries(ctx, config, "POST", target, req.headers, bodyFor(outcome), headers, clientGone.signal, res);
         result = attempt.result;
+        hidden = hiddenKeys(tenant, config, attempt.fallback);
         attempts += attempt.attempts;
         if (result.ok && (result.response.statusCode ?? 500) >= 400) upstreamText = (await readErrorText(result.response, hidden, take)).text;
       } else {

@@ -42,7 +42,8 @@ export async function sendWithRetries(ctx: ProxyContext, config: ProxyConfig, me
   const targets = fallback === undefined ? [primary] : [primary, fallback];
   let attempts = 0;
   for (let t = 0; ; t++) {
-    const auth: Record<string, string> = t > 0 && policy.fallbackApiKey !== undefined ? { authorization: `Bearer ${policy.fallbackApiKey}`, "x-api-key": policy.fallbackApiKey } : {};
+    // A reply that may quote the fallback's key is read to mask it (hiddenKeys): asked for as it is.
+    const auth: Record<string, string> = t > 0 && policy.fallbackApiKey !== undefined ? { authorization: `Bearer ${policy.fallbackApiKey}`, "x-api-key": policy.fallbackApiKey, "accept-encoding": "identity" } : {};
     for (let i = 0; ; i++) {
       attempts++;
       let result = await ctx.upstream.send(targets[t], method, path, headers, body, config.upstreamTimeoutMs, { ...extra, ...auth }, signal);

@@ -128,10 +128,11 @@ async function passthrough(ctx: ProxyContext, req: IncomingMessage, res: ServerR
     ctx.tenants.charge(tenant.virtualKey, tokens, reservation)?.catch((e: unknown) => {
       ctx.log({ event: "store_error", tenant: tenant.id, error: errorText(e) });
     });
-  const hidden = hiddenKeys(tenant, config);
-  // A reply that may quote a key the client never gave is read to mask it: asked for as it is.
-  const extra = hidden.length === 0 ? upstreamAuth(tenant) : { ...upstreamAuth(tenant), "accept-encoding": "identity" };
-  const { result, attempts } = await sendWithRetries(ctx, config, req.method ?? "GET", target, req.headers, body, extra, clientGone.signal, res);
+  // A reply that may quote a key the client never gave is read to mask it: asked for as it is
+  // (by sendWithRetries on the fallback, which alone is sent the fallback's key).
+  const extra = hiddenKeys(tenant, config, false).length === 0 ? upstreamAuth(tenant) : { ...upstreamAuth(tenant), "accept-encoding": "identity" };
+  const { result, attempts, fallback } = await sendWithRetries(ctx, config, req.method ?? "GET", target, req.headers, body, extra, clientGone.signal, res);
+  const hidden = hiddenKeys(tenant, config, fallback);
   // A request the client left while the upstream had it whole keeps its reservation: leaving before the reply is no way around a budget.
   if (clientGone.signal.aborted) return settle(result.ok || result.delivered ? reservation : 0);
   if (!result.ok) {

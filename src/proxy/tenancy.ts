@@ -190,13 +190,14 @@ export function upstreamAuth(tenant: Tenant): Record<string, string> {
 const NO_KEYS: readonly string[] = [];
 
 /**
- * Keys the proxy puts on this tenant's upstream requests that the client never gave it (a virtual
- * key's upstream key, the fallback's key): an upstream may quote the key it refused in its error
- * body or headers, and what it says goes back to the client.
+ * Keys the proxy put on this tenant's upstream request that the client never gave it (a virtual
+ * key's upstream key; the fallback's key when `fromFallback`, the reply the fallback's): an
+ * upstream may quote the key it refused in its error body or headers, and what it says goes back
+ * to the client. The primary is never sent the fallback's key, so its replies cannot quote it.
  */
-export function hiddenKeys(tenant: Tenant, config: ProxyConfig): readonly string[] {
+export function hiddenKeys(tenant: Tenant, config: ProxyConfig, fromFallback: boolean): readonly string[] {
   const own = tenant.replaceAuth ? tenant.upstreamKey : undefined;
-  const fallback = config.retries.fallbackApiKey;
+  const fallback = fromFallback ? config.retries.fallbackApiKey : undefined;
   if (own === undefined) return fallback === undefined ? NO_KEYS : [fallback];
   return fallback === undefined ? [own] : [own, fallback];
 }

@@ -766,6 +766,22 @@ describe("proxy tenancy", () => {
     });
   });
 
+  it("asks for an uncompressed reply, and masks it, only where the fallback key was sent: a client's own key keeps its accept-encoding on the primary", async () => {
+    fallback = await startFakeUpstream();
+    r = await rig({ config: { retries: { attempts: 0, fallbackUpstream: fallback.url, fallbackApiKey: "sk-fallback-secret-42" } } });
+    const echo = (mode?: string) => rawPost(r?.proxy.url ?? "", "/v1/echo", { authorization: "Bearer sk-client-own-key", "accept-encoding": "gzip, br", "x-echo-encoding": "compress", ...(mode === undefined ? {} : { "x-fake-mode": mode }) }, JSON.stringify({ model: "fake-model", input: "hi" }));
+    const own = await echo();
+    // Before: the primary was asked for identity (the client's gzip, br dropped for every client)
+    // as though its reply could quote the fallback's key, which only the fallback is sent.
+    expect(r.upstream.requests.at(-1)?.headers["accept-encoding"]).toBe("gzip, br");
+    expect(own.status).toBe(200);
+    expect(own.headers["content-encoding"]).toBe("compress");
+    // The primary fails: the fallback, sent the fallback key, is asked for a reply it can mask.
+    await echo("html500");
+    expect(fallback.requests.at(-1)?.headers["accept-encoding"]).toBe("identity");
+    expect(fallback.requests.at(-1)?.headers.authorization).toBe("Bearer sk-fallback-secret-42");
+  });
+
   it("refuses a reply that must be masked but comes in a coding the proxy cannot undo (502 upstream_undecodable), on every route, and passes it on when nothing needs masking", async () => {
     const key = "sk-upstream-secret-42-abcdefghijklmnop";
     // An upstream that ignores accept-encoding: identity and answers in a coding no Node undoes
