@@ -168,18 +168,6 @@ export function parseRequest(api: ChatApi, raw: Buffer): ParsedRequest {
   return api === "messages" ? parseMessagesRequest(raw) : api === "responses" ? parseResponsesRequest(raw) : parseChatRequest(raw);
 }
 
-/**
- * A request's turn stamp, a logical clock. Past the turn it read: a request sent after another was
- * answered comes after it, whatever the replicas' clocks say. Past every stamp this process gave:
- * two of its requests that read the same turn, on a clock behind the one that stamped it, are
- * still told apart in the order they arrived (both were that turn + 1, and the slower reply won).
- */
-function turnStamp(ctx: ProxyContext, read: number | undefined): number {
-  const t = Math.max(ctx.now(), (read ?? -Infinity) + 1, ctx.turns.last + 1);
-  ctx.turns.last = t;
-  return t;
-}
-
 export async function handleChat(ctx: ProxyContext, req: IncomingMessage, res: ServerResponse, raw: Buffer, started: number, tenant: Tenant, target: string, api: ChatApi = "chat"): Promise<void> {
   const repeated = repeatedIdentityHeader(req.rawHeaders, ctx.config.current.identity.headers);
   if (repeated !== undefined) return sendError(res, 400, `the request sends the ${repeated} header more than once: send one conversation id`, "invalid_request_error", "repeated_conversation_id");
@@ -200,8 +188,9 @@ export async function handleChat(ctx: ProxyContext, req: IncomingMessage, res: S
   }
   const { record, identity, hashes } = resolved;
   // Orders this request's turn against others on the conversation: a reply that finishes after a
-  // later request's does not undo it.
-  const arrived = turnStamp(ctx, record.turnAt);
+  // later request's does not undo it. Past the turn it read (a logical clock): a request sent after
+  // another was answered comes after it, whatever the replicas' clocks say.
+  const arrived = ctx.turns.arrive(record.id, record.turnAt);
   // The source of this request's id: a follow-up found by prefix says so, whatever started the conversation.
   const echo: Record<string, string> = { [CONVERSATION_HEADER]: headerSafe(record.conversation), [SOURCE_HEADER]: identity.source };
   // Summaries of this conversation go out with the configured summarizer key or this tenant's own.

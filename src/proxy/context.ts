@@ -25,8 +25,6 @@ export interface ProxyContext {
   /** Without one, the admin routes are disabled. */
   readonly adminToken: string | undefined;
   readonly now: () => number;
-  /** The last turn stamp this process gave (chat.ts turnStamp). */
-  readonly turns: { last: number };
   readonly tenants: Tenants;
   /** Waits between retries; tests pass their own. */
   readonly sleep: (ms: number, signal?: AbortSignal) => Promise<void>;
@@ -41,6 +39,41 @@ export interface ProxyContext {
   readonly hosts: HostPolicy;
   /** Bytes of request bodies (and whole replies read before answering) held by requests in flight, against maxInFlightBodyBytes. */
   readonly bodies: BodyBudget;
+  /** When each request on a conversation arrived, in this process's order (a record's `turnAt`). */
+  readonly turns: TurnClock;
+}
+
+/**
+ * Arrival stamps for a conversation's requests (its record's `turnAt`): past the turn stored, and
+ * past the last stamp this process gave it, so two requests arriving in one millisecond are told
+ * apart by their order here rather than by which reply finishes last. Only stamps not yet behind
+ * the clock are kept (an older one decides nothing): a few per millisecond's conversations.
+ */
+export class TurnClock {
+  private readonly last = new Map<string, number>();
+  // Pruned when the map reaches this size, then set to twice what is left: on a replica whose clock
+  // is behind, stamps stay ahead of it and are kept, and a scan on every arrival would cost O(n).
+  static readonly MIN_PRUNE = 1024;
+  private pruneAt = TurnClock.MIN_PRUNE;
+
+  constructor(private readonly now: () => number) {}
+
+  /** The stamp of a request on `id` arriving now, whose stored turn is `turnAt`. */
+  arrive(id: string, turnAt: number | undefined): number {
+    const now = this.now();
+    const stamp = Math.max(now, (turnAt ?? -Infinity) + 1, (this.last.get(id) ?? -Infinity) + 1);
+    if (this.last.size >= this.pruneAt) {
+      for (const [k, v] of this.last) if (v < now) this.last.delete(k);
+      this.pruneAt = Math.max(TurnClock.MIN_PRUNE, 2 * this.last.size);
+    }
+    this.last.set(id, stamp);
+    return stamp;
+  }
+
+  /** How many conversations' stamps are kept (tests). */
+  get size(): number {
+    return this.last.size;
+  }
 }
 
 /** A request's bytes in a BodyBudget, and how many things still hold them (its response, work that outlives it). */

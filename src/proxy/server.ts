@@ -12,7 +12,7 @@ import { ConfigFile } from "./config-file.js";
 import { redactUrl } from "./config.js";
 import { Compactor } from "./compactor.js";
 import { countTokensYielding } from "../compaction/tokens.js";
-import { BodyBudget, decodeBody, decodedStream, readBody, sendBodiesBusy, sendErrorAndClose, sendJson, sendTooLarge, undecodableCoding, unsupportedTransferCoding, type ProxyContext } from "./context.js";
+import { BodyBudget, decodeBody, decodedStream, readBody, sendBodiesBusy, sendErrorAndClose, sendJson, sendTooLarge, TurnClock, undecodableCoding, unsupportedTransferCoding, type ProxyContext } from "./context.js";
 import { sendError, sendStoreUnavailable, sendUndecodable, upstreamErrorBody } from "./errors.js";
 import { hostAllowed, hostPolicy, originAllowed, repeatedHost } from "./hosts.js";
 import { jsonLogger, type Logger } from "./log.js";
@@ -398,13 +398,13 @@ export async function startProxy(options: ProxyOptions = {}): Promise<RunningPro
     log: logger,
     adminToken: options.adminToken || undefined,
     now,
-    turns: { last: -Infinity },
     tenants: new Tenants(now, store),
     life: { draining: false, inFlight: 0 },
     summarizers: new Map(),
     bodies: new BodyBudget(() => config.current.maxInFlightBodyBytes),
     sleep: options.sleep ?? ((ms, signal) => wait(ms, signal ?? new AbortController().signal)),
     hosts: hostPolicy(allowedHosts, host),
+    turns: new TurnClock(now),
   };
   let onIdle: (() => void) | undefined;
   // Handlers still running: a reply cut or sent ends its response before its request's record
