@@ -3,7 +3,7 @@
 // "context length exceeded" answer leads to one forced compaction and one retry, never more.
 import { randomUUID } from "node:crypto";
 import type { IncomingMessage, ServerResponse } from "node:http";
-import type { Readable } from "node:stream";
+import { PassThrough, pipeline, type Readable } from "node:stream";
 import type { ChatMessage, Llm } from "../llm/types.js";
 import { errorText, LlmError } from "../llm/errors.js";
 import { openaiLlm } from "../llm/openai.js";
@@ -368,12 +368,15 @@ export async function handleChat(ctx: ProxyContext, req: IncomingMessage, res: S
   if (read?.refused === true) {
     // Past what the proxy may hold: passed on as it comes, as the upstream sent it (not checked
     // for being JSON), its usage read as it passes.
-    const tap = new ReplyUsage(response.headers);
-    // Masked when it is read as sent (the proxy asks for identity): the masks change its length.
-    const masker = response.headers["content-encoding"] === undefined ? new KeyMasker(hidden) : undefined;
-    const masking = masker?.active === true;
-    res.writeHead(status, { ...responseHeaders(response.headers, !masking, hidden), ...echo });
-    const last = await passOn(read.body, response, read.ended === true, res, tap, masking ? masker : undefined);
+    const masker = new KeyMasker(hidden);
+    // A compressed reply to mask (the proxy asked for identity) is decoded as it passes: sent as it
+    // came, the client undid the coding and read the key in it. The masks change its length.
+    const { "content-encoding": coding, ...plain } = response.headers;
+    const decoded = masker.active && coding !== undefined ? decodedPassage(read.body, response, read.ended === true, coding) : undefined;
+    const tap = new ReplyUsage(decoded === undefined ? response.headers : plain);
+    const headers = responseHeaders(decoded === undefined ? response.headers : plain, !masker.active, hidden);
+    res.writeHead(status, { ...headers, ...echo });
+    const last = decoded === undefined ? await passOn(read.body, response, read.ended === true, res, tap, masker.active ? masker : undefined) : await passOn(Buffer.alloc(0), decoded, false, res, tap, masker);
     upstreamMs = performance.now() - result.startedAt;
     if (last === undefined) {
       if (!clientGone.signal.aborted) ctx.metrics.inc("ptc_proxy_upstream_errors_total", 'kind="stream_cut"');
@@ -523,12 +526,25 @@ async function readDecoded(response: IncomingMessage, limit: number, take?: (n: 
 }
 
 /**
+ * A reply of which `head` was read already, `response` giving the rest unless `ended`, with its
+ * `coding` undone as it passes (one this Node undoes: the others were refused before). An error
+ * or early end of the reply reaches the returned stream as an error.
+ */
+function decodedPassage(head: Buffer, response: IncomingMessage, ended: boolean, coding: string | string[]): Readable {
+  const raw = new PassThrough();
+  raw.write(head);
+  if (ended) raw.end();
+  else pipeline(response, raw, () => {});
+  return decodedStream(raw, coding) as Readable;
+}
+
+/**
  * Passes a reply on as it comes, `head` (what was read of it already) first, its bytes as the
  * upstream sent them, each piece read for its usage by `tap`. Resolves with its last piece, held
  * back for the caller to send once the conversation is written, or undefined when the upstream
  * broke off or the client went away (the reply is cut then).
  */
-function passOn(head: Buffer, response: IncomingMessage, ended: boolean, res: ServerResponse, tap: ReplyUsage, masker?: KeyMasker): Promise<Buffer | undefined> {
+function passOn(head: Buffer, response: Readable, ended: boolean, res: ServerResponse, tap: ReplyUsage, masker?: KeyMasker): Promise<Buffer | undefined> {
   tap.push(head);
   const shown = (c: Buffer) => (masker === undefined ? c : masker.push(c));
   if (ended) return Promise.resolve(masker === undefined ? head : Buffer.concat([shown(head), masker.end()]));

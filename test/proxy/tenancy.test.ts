@@ -5,7 +5,7 @@
 import { createServer, request, type IncomingHttpHeaders, type RequestListener } from "node:http";
 import type { AddressInfo } from "node:net";
 import { join } from "node:path";
-import zlib, { brotliCompressSync, deflateSync, gzipSync } from "node:zlib";
+import zlib, { brotliCompressSync, deflateSync, gunzipSync, gzipSync } from "node:zlib";
 import Database from "better-sqlite3";
 import OpenAI from "openai";
 import { afterEach, describe, expect, it } from "vitest";
@@ -766,6 +766,41 @@ describe("proxy tenancy", () => {
     });
   });
 
+  it("masks a compressed reply it cannot hold whole (the in-flight total is taken), not passing it on compressed and unmasked", async () => {
+    const key = "sk-upstream-secret-42-abcdefghijklmnop";
+    const holding: Array<() => void> = [];
+    // An upstream that gzips though asked for identity, quoting the key it was sent; x-hold waits.
+    const upstream = createServer((req, res) => {
+      req.resume();
+      if (req.headers["x-hold"] === "1") return void holding.push(() => res.end());
+      const body = gzipSync(JSON.stringify({ id: "c", object: "chat.completion", choices: [{ index: 0, message: { role: "assistant", content: `echoing ${key} ${"x".repeat(3000)}` }, finish_reason: "stop" }] }));
+      res.writeHead(200, { "content-type": "application/json", "content-encoding": "gzip", "content-length": String(body.length) });
+      res.end(body);
+    });
+    await new Promise<void>((resolve) => upstream.listen(0, "127.0.0.1", resolve));
+    const x = await rig({ proxy: { upstream: `http://127.0.0.1:${(upstream.address() as AddressInfo).port}/v1` }, config: { maxInFlightBodyBytes: 4096, retries: { attempts: 0 }, tenancy: { virtualKeys: { team: { keyHash: hashKey("ptc-vk-team"), upstreamKey: key } } } } });
+    try {
+      const chat = (content: string, hold: boolean) => rawPost(x.proxy.url, "/v1/chat/completions", { authorization: "Bearer ptc-vk-team", ...(hold ? { "x-hold": "1" } : {}) }, JSON.stringify({ model: "m", messages: [{ role: "user", content }] }));
+      // A request whose body takes most of the total until its reply comes.
+      const held = chat("y".repeat(3500), true);
+      await expect.poll(() => holding.length).toBe(1);
+      const res = await chat("hi", false);
+      // Before: 200 with the gzip bytes as sent (content-encoding: gzip), the key inside them.
+      const shown = res.headers["content-encoding"] === "gzip" ? gunzipSync(Buffer.from(res.body, "latin1")).toString() : res.body;
+      expect(shown).not.toContain("secret-42");
+      // Passed on decoded, as it comes, the key masked.
+      expect(res.status).toBe(200);
+      expect(res.headers["content-encoding"]).toBeUndefined();
+      expect(res.body).toContain("echoing [api key] xxx");
+      for (const release of holding) release();
+      await held;
+    } finally {
+      await x.close();
+      upstream.closeAllConnections();
+      await new Promise((resolve) => upstream.close(resolve));
+    }
+  });
+
   it("asks for an uncompressed reply, and masks it, only where the fallback key was sent: a client's own key keeps its accept-encoding on the primary", async () => {
     fallback = await startFakeUpstream();
     r = await rig({ config: { retries: { attempts: 0, fallbackUpstream: fallback.url, fallbackApiKey: "sk-fallback-secret-42" } } });
@@ -1162,7 +1197,8 @@ function rawPost(proxyUrl: string, path: string, headers: Record<string, string>
   return new Promise((resolve, reject) => {
     const q = request({ host: url.hostname, port: url.port, path, method: "POST", headers: { "content-type": "application/json", ...headers } }, (res) => {
       let text = "";
-      res.on("data", (c: Buffer) => (text += c.toString()));
+      // As latin1: the bytes of a compressed reply can be taken back from it.
+      res.on("data", (c: Buffer) => (text += c.toString("latin1")));
       res.on("end", () => resolve({ status: res.statusCode ?? 0, headers: res.headers, body: text }));
     });
     q.on("error", reject);
