@@ -19,7 +19,7 @@ import { turnBudget } from "../src/history/settings.js";
 import { renderComparison } from "../src/history/compare.js";
 import { defaultViewOptions } from "../src/history/view.js";
 import { MAX_INPUT_BYTES } from "../src/viewer/input.js";
-import { olderTrace } from "./viewer/fixtures.js";
+import { olderTrace, pausedRunJson } from "./viewer/fixtures.js";
 import { SubAgent } from "../src/agent/subagent.js";
 import { tool } from "../src/agent/tools.js";
 import { z } from "zod";
@@ -327,6 +327,16 @@ describe("ptc trace show", () => {
     const inTotal = trace.turns.reduce((s, t) => s + t.usage.inputTokens, 0);
     expect(out).toContain(`Tokens: ${inTotal.toLocaleString("en-US")} in (`);
     expect(out).toContain("Returned: {:orders 9");
+  });
+
+  it("shows a call held for the host's approval as held: not counted as a call that ran, not as an error", async () => {
+    const paused = join(dir, "paused.json");
+    writeFileSync(paused, await pausedRunJson());
+    const { code, out } = await capture((io) => runTraceCommand(["show", paused], io));
+    expect(code).toBe(0);
+    expect(out).toContain("· tool calls: 0 (1 held for the host's approval) ·");
+    expect(out).toMatch(/Tool calls \(1\):\n {2}wipe \{\} held for the host's approval: it did not run \(\d+ ms\)/);
+    expect(out).not.toContain("error: held");
   });
 
   // A model's reply or a tool's output may hold terminal controls: printed raw, ESC sequences retitle

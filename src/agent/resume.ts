@@ -13,7 +13,7 @@ import { fullView } from "../history/full.js";
 import { resolveViewOptions } from "../trace/view-settings.js";
 import { maxPrintCharsSchema } from "../trace/serialize.js";
 import type { View, ViewOptions } from "../history/view.js";
-import { againOptions, evaluate, type EvaluateOptions, HELD_CALL, holdsFunction, type Memory, type MemoryEntry, ours, print, type Value } from "../lisp/index.js";
+import { againOptions, evaluate, type EvaluateOptions, holdsFunction, type Memory, type MemoryEntry, ours, print, type Value } from "../lisp/index.js";
 import { DEFAULT_MAX_PRINT_CHARS, renderFeedback } from "../trace/feedback.js";
 import type { Llm, LlmRequest, LlmResponse } from "../llm/types.js";
 import { isObjectArg, mustBe } from "../llm/args.js";
@@ -29,6 +29,7 @@ import { runAgent } from "./loop.js";
 import { checkInheritable, isPlainObject, pickInheritable, readRunOptions } from "./options.js";
 import { hiddenOutcome, showHidden } from "../trace/redact.js";
 import { askedArgs, heldResult, holdResult, replayAnswer } from "../trace/record.js";
+import { isHeld } from "../trace/totals.js";
 import type { Agent, RunOptions, Step, UsageTotals } from "./types.js";
 import { answersItself, claimRecord, parseOwn, recordedFailure, tool, type Tool, type ToolRunContext } from "./tools.js";
 import type { ToolCallTrace, Turn } from "../trace/trace.js";
@@ -356,8 +357,8 @@ function isCut(reason: string | undefined, last: Turn): boolean {
 /** What the record of a call the cut stopped (in flight, or not yet started) holds as its error. */
 const CUT_CALL = "aborted";
 
-// A held call (HELD_CALL) did not run either: the host had not been asked yet when the cut came.
-const finished = (c: ToolCallTrace): boolean => c.result !== undefined || (c.error !== undefined && c.error !== CUT_CALL && c.error !== HELD_CALL);
+// A held call (isHeld) did not run either: the host had not been asked yet when the cut came.
+const finished = (c: ToolCallTrace): boolean => c.result !== undefined || (c.error !== undefined && c.error !== CUT_CALL && !isHeld(c));
 
 /** The saved calls that had finished and that `now` does not hold finished (one for one, by tool and recorded arguments). */
 function unreached(saved: readonly ToolCallTrace[], now: readonly ToolCallTrace[]): ToolCallTrace[] {

@@ -14,6 +14,7 @@ import { forTerminal } from "./output.js";
 import { parseOptions, wholeNumber, type Io } from "./eval.js";
 import type { SavedRunFile } from "../trace/saved-run.js";
 import { TraceFormatError } from "../trace/serialize.js";
+import { HELD_SHOWN, isHeld, runTotals } from "../trace/totals.js";
 import type { DefinitionTrace, RunTrace, ToolCallTrace, Turn } from "../trace/trace.js";
 import { renderComparison } from "../history/compare.js";
 import { traceSettings, turnBudget } from "../history/settings.js";
@@ -66,7 +67,7 @@ export function renderTokens(u: { inputTokens: number; outputTokens: number; cac
 }
 
 function renderToolCall(c: ToolCallTrace): string {
-  const outcome = c.error !== undefined ? `error: ${c.error}` : `→ ${json(c.result)}`;
+  const outcome = isHeld(c) ? HELD_SHOWN : c.error !== undefined ? `error: ${c.error}` : `→ ${json(c.result)}`;
   // A call the host approved with edited arguments ran with `args`; the program's are shown beside them.
   const edited = Object.hasOwn(c, "asked") ? ` (edited by the host; the program asked ${cut(json(c.asked), MAX_INLINE)})` : "";
   return `${c.name} ${cut(json(c.args), MAX_INLINE)}${edited} ${cut(outcome, MAX_INLINE)} (${Math.round(c.durationMs)} ms)`;
@@ -123,26 +124,6 @@ export function renderTurn(turn: Turn, options: RenderOptions = {}): string {
   return out.join("\n");
 }
 
-/** Totals over the turns. */
-export function runTotals(trace: RunTrace) {
-  const t = { inputTokens: 0, outputTokens: 0, cachedTokens: 0, llmMs: 0, execMs: 0, toolCalls: 0 };
-  for (const turn of trace.turns) {
-    t.inputTokens += turn.usage.inputTokens;
-    t.outputTokens += turn.usage.outputTokens;
-    t.cachedTokens += turn.usage.cachedTokens;
-    t.llmMs += turn.usage.llmMs;
-    t.execMs += turn.usage.execMs;
-    t.toolCalls += turn.toolCalls.length;
-  }
-  // A billed request that failed has no turn, but its tokens were spent (as the step counts them).
-  for (const failed of trace.failedRequests ?? []) {
-    t.inputTokens += failed.inputTokens;
-    t.outputTokens += failed.outputTokens;
-    t.cachedTokens += failed.cachedTokens;
-  }
-  return t;
-}
-
 /** How the run ended: from the saved outcome when there is one, else from the last turn. */
 export function runOutcome(trace: RunTrace, saved?: Pick<SavedRunFile, "ok" | "fail">): string {
   if (saved && !saved.ok && saved.fail) return `no answer: ${saved.fail.reason}: ${cut(saved.fail.message, 300)}`;
@@ -159,7 +140,7 @@ export function renderRunHead(trace: RunTrace, options: RenderOptions = {}, save
   return [
     ...(options.task === false ? [] : ["Task:", indent(trace.task.trim())]),
     `Turns: ${trace.turns.length} · ${runOutcome(trace, saved)}`,
-    `Tokens: ${renderTokens(t)} · tool calls: ${t.toolCalls} · llm ${fmt(Math.round(t.llmMs))} ms · run ${fmt(Math.round(t.execMs))} ms`,
+    `Tokens: ${renderTokens(t)} · tool calls: ${t.toolCalls}${t.heldCalls > 0 ? ` (${t.heldCalls} held for the host's approval)` : ""} · llm ${fmt(Math.round(t.llmMs))} ms · run ${fmt(Math.round(t.execMs))} ms`,
   ].join("\n");
 }
 

@@ -36,7 +36,10 @@ export interface Totals {
   cachedTokens: number;
   llmMs: number;
   execMs: number;
+  /** Calls that ran (or failed). */
   toolCalls: number;
+  /** Calls held for the host's approval, which did not run. */
+  heldCalls: number;
   /** Wall time of the run, when the file is a saved run. */
   durationMs?: number;
   /** Dollars at `priceModel`'s list prices (the turns' recorded costs); null when no price is known for the run's model. */
@@ -79,8 +82,10 @@ export interface ToolCallView {
   args: string;
   /** Pretty JSON of the program's arguments, when the host approved the call with edited ones (`args`). */
   asked?: string;
-  /** The result's shape (`vector[3] of map{id, name}`), or "error". */
+  /** The result's shape (`vector[3] of map{id, name}`), "error", or what a held call's outcome reads. */
   shape: string;
+  /** The call waits for the host's approval: it did not run (a paused run's). */
+  held?: true;
   /** Pretty JSON of the result, when the call succeeded. */
   result?: string;
   error?: string;

@@ -7,6 +7,7 @@ import { lookupPrice } from "../compaction/prices.js";
 import { resultShape } from "../history/summary.js";
 import { traceSettings } from "../history/settings.js";
 import type { SavedRunFile } from "../trace/saved-run.js";
+import { HELD_SHOWN, isHeld, runTotals } from "../trace/totals.js";
 import type { ErrorInfo } from "../lisp/index.js";
 import type { DefinitionTrace, RunTrace, ToolCallTrace, Turn } from "../trace/trace.js";
 import type { DefinitionView, ErrorView, RunView, ToolCallView, Totals, TurnView } from "./model.js";
@@ -58,9 +59,11 @@ function definitionView(d: DefinitionTrace): DefinitionView {
 }
 
 function toolCallView(c: ToolCallTrace): ToolCallView {
-  const out: ToolCallView = { name: c.name, args: prettyJson(c.args), shape: c.error !== undefined ? "error" : resultShape(c.result, SHAPE_CHARS), durationMs: c.durationMs };
+  const held = isHeld(c);
+  const out: ToolCallView = { name: c.name, args: prettyJson(c.args), shape: held ? HELD_SHOWN : c.error !== undefined ? "error" : resultShape(c.result, SHAPE_CHARS), durationMs: c.durationMs };
   if (Object.hasOwn(c, "asked")) out.asked = prettyJson(c.asked);
-  if (c.error !== undefined) out.error = c.error;
+  if (held) out.held = true;
+  else if (c.error !== undefined) out.error = c.error;
   else out.result = prettyJson(c.result);
   return out;
 }
@@ -92,23 +95,13 @@ function turnCost(turn: Turn, model: string | null): number | undefined {
 
 function totalsOf(trace: RunTrace, saved?: SavedRunFile): Totals {
   const model = runModel(trace);
-  const t: Totals = { turns: trace.turns.length, inputTokens: 0, outputTokens: 0, cachedTokens: 0, llmMs: 0, execMs: 0, toolCalls: 0, cost: 0 };
+  const t: Totals = { turns: trace.turns.length, ...runTotals(trace), cost: 0 };
   for (const turn of trace.turns) {
-    const u = turn.usage;
-    t.inputTokens += u.inputTokens;
-    t.outputTokens += u.outputTokens;
-    t.cachedTokens += u.cachedTokens;
-    t.llmMs += u.llmMs;
-    t.execMs += u.execMs;
-    t.toolCalls += turn.toolCalls.length;
     const cost = turnCost(turn, model);
     t.cost = t.cost === null || cost === undefined ? null : t.cost + cost;
   }
   // A billed request that failed has no turn, but its tokens were spent (as the step counts them).
   for (const failed of trace.failedRequests ?? []) {
-    t.inputTokens += failed.inputTokens;
-    t.outputTokens += failed.outputTokens;
-    t.cachedTokens += failed.cachedTokens;
     const price = model === null ? undefined : lookupPrice(model);
     t.cost = t.cost === null || price === undefined ? null : t.cost + requestPrice(price, failed);
   }

@@ -3,7 +3,7 @@ import { describe, expect, it } from "vitest";
 import { SubAgent } from "../../src/agent/subagent.js";
 import { LlmError } from "../../src/llm/errors.js";
 import type { Llm } from "../../src/llm/types.js";
-import { runTotals } from "../../src/cli/trace.js";
+import { runTotals } from "../../src/trace/totals.js";
 import { saveRun } from "../../src/agent/resume.js";
 import { runStateFromJson, runStateToJson } from "../../src/trace/run-state.js";
 import { scriptedLlm } from "../../src/llm/scripted.js";

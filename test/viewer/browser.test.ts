@@ -224,6 +224,10 @@ describe.skipIf(missing)("ptc view in Chromium", () => {
     const page = await open("r4/2");
     expect(await page.locator(".turn-pill[data-turn='2'] small").textContent()).toBe("paused");
     expect(await page.locator("article.turn .status").textContent()).toBe("paused");
+    // Its held call did not run: not styled or counted as one that failed.
+    expect(await page.locator(".tool-call").getAttribute("class")).toBe("tool-call held");
+    expect(await page.locator(".tool-call .shape").textContent()).toBe("held for the host's approval: it did not run");
+    expect(await page.locator(".stat", { hasText: "tool calls" }).locator(".stat-value").textContent()).toBe("0 (1 held)");
   });
 
   it("shows the first file for a link whose hash is no valid percent-encoding (a cut or mistyped link)", async () => {

@@ -16,7 +16,7 @@ import { placeholderValues, scrubber } from "../../src/viewer/scrub.js";
 import { compareStrategies, failureLines, idleLabel } from "../../src/harness/compare.js";
 import { parseTranscripts } from "../../src/harness/transcript.js";
 import { assistant, sys, user } from "../compaction/conversations.js";
-import { chats, compareReportJson, olderTrace, savedExample } from "./fixtures.js";
+import { chats, compareReportJson, olderTrace, pausedRunJson, savedExample } from "./fixtures.js";
 import { withFragile } from "../support/strategies.js";
 
 const page = (files: Array<[string, string]>): Promise<PageData> => buildPageData(files.map(([name, text]) => readViewerInput(name, text)));
@@ -118,6 +118,16 @@ describe("run projection", () => {
     expect(call?.name).toBe(nested.parent?.tool);
     expect(call?.nested).toEqual({ run: nested.id, ok: true });
     expect(nested.turns.length).toBeGreaterThan(0);
+  });
+
+  it("shows a call held for the host's approval as held: neither failed nor counted among the calls that ran", async () => {
+    const data = await page([["paused.json", await pausedRunJson()]]);
+    const run = data.runs[0];
+    expect(run.totals.toolCalls).toBe(0);
+    expect(run.totals.heldCalls).toBe(1);
+    const call = run.turns[1].toolCalls[0];
+    expect(call).toMatchObject({ name: "wipe", held: true, shape: "held for the host's approval: it did not run" });
+    expect(call.error).toBeUndefined();
   });
 
   it("classifies messages against the previous prompt", () => {

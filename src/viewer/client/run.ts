@@ -46,7 +46,7 @@ function header(run: RunView, ctx: RunContext): HTMLElement {
       stat("cached", fmt(t.cachedTokens)),
       stat("output tokens", fmt(t.outputTokens)),
       t.cost !== null ? stat(`cost (${run.priceModel ?? "?"} list prices)`, dollarsText(t.cost)) : stat("cost", run.priceModel === null ? "unknown: the trace records no model" : `unknown: no price for model ${run.priceModel}`),
-      stat("tool calls", String(t.toolCalls)),
+      stat("tool calls", t.heldCalls > 0 ? `${t.toolCalls} (${t.heldCalls} held)` : String(t.toolCalls)),
       stat("model time", ms(t.llmMs)),
       stat("program time", ms(t.execMs)),
       t.durationMs !== undefined ? stat("duration", ms(t.durationMs)) : null,
@@ -75,12 +75,12 @@ function strip(run: RunView, selected: number, ctx: RunContext): HTMLElement {
 function toolCall(c: ToolCallView, i: number, ctx: RunContext): HTMLElement {
   return h(
     "div",
-    { class: `tool-call${c.error !== undefined ? " failed" : ""}`, "data-call": i },
+    { class: `tool-call${c.held ? " held" : c.error !== undefined ? " failed" : ""}`, "data-call": i },
     h(
       "div",
       { class: "tool-head" },
       h("code", { class: "t-tool" }, `tool/${c.name}`),
-      h("span", { class: "shape" }, c.error !== undefined ? `error: ${c.error}` : `→ ${c.shape}`),
+      h("span", { class: "shape" }, c.held ? c.shape : c.error !== undefined ? `error: ${c.error}` : `→ ${c.shape}`),
       h("span", { class: "muted" }, ms(c.durationMs)),
       c.nested ? h("a", { class: "nested-link", href: `#${c.nested.run}`, onclick: (e: Event) => (e.preventDefault(), ctx.go(c.nested?.run ?? "")) }, `open nested run ${c.nested.run} (${c.nested.ok ? "answered" : "no answer"})`) : null,
     ),
