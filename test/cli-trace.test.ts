@@ -339,6 +339,15 @@ describe("ptc trace show", () => {
     expect(out).not.toContain("error: held");
   });
 
+  it("shows where a paused turn's program stopped for the approval, not as an error the host caused", async () => {
+    const paused = join(dir, "paused.json");
+    writeFileSync(paused, await pausedRunJson());
+    const { code, out } = await capture((io) => runTraceCommand(["show", paused], io));
+    expect(code).toBe(0);
+    expect(out).toMatch(/── Turn 2: paused[^\n]*\n[\s\S]*Paused at line 1, column 9, waiting for the host's approval\n1 \| \(return \(tool\/wipe \{\}\)\)\n {2}\| {9}\^/);
+    expect(out).not.toContain("aborted by the host");
+  });
+
   // A model's reply or a tool's output may hold terminal controls: printed raw, ESC sequences retitle
   // the window, clear the screen or recolour text, and a carriage return writes over the line.
   it("prints a file's control characters written out, never raw to the terminal", async () => {

@@ -3,7 +3,7 @@
 // exactly what the LLM was sent. The renderers are pure and also print the demo's turns.
 import { quoteString } from "../lisp/index.js";
 import { jsonSyntaxError } from "../json/json-error.js";
-import { renderError } from "../trace/feedback.js";
+import { renderError, renderPause } from "../trace/feedback.js";
 import { prettyJson, type RunSource } from "../viewer/run.js";
 import { inputLimit, runSourceOf } from "../viewer/input.js";
 import { findHiddenValues, scrubber } from "../viewer/scrub.js";
@@ -118,7 +118,7 @@ export function renderTurn(turn: Turn, options: RenderOptions = {}): string {
   }
   const defs = turn.definitions;
   if (defs.length > 0) out.push("Defined:", ...defs.map((d) => indent(renderDefinition(d))));
-  if (turn.error) out.push(renderError(turn.error));
+  if (turn.error) out.push(turn.status === "paused" ? renderPause(turn.error) : renderError(turn.error));
   if (turn.status === "returned" && turn.value !== undefined) out.push(`Returned: ${turn.value}`);
   if (turn.status === "failed" && turn.value !== undefined) out.push(`Failed: ${turn.value}`);
   return out.join("\n");

@@ -88,6 +88,16 @@ export function renderError(e: ErrorInfo, detail = true): string {
   return lines.join("\n");
 }
 
+/**
+ * Where a paused turn's program stopped: its error is the stop the approval gate made (an abort
+ * the host never asked for), not a failure, and reads as such in `ptc trace show` and the viewer.
+ */
+export function renderPause(e: ErrorInfo, detail = true): string {
+  const where = e.line !== undefined ? ` at line ${e.line}, column ${e.column ?? 1}` : "";
+  const head = `Paused${where}, waiting for the host's approval`;
+  return detail && e.excerpt ? `${head}\n${e.excerpt}` : head;
+}
+
 /** `Stored: a, b, c`: every name in memory after the turn, sorted. */
 export function renderStored(names: readonly string[]): string {
   const sorted = [...names].sort();

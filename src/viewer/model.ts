@@ -169,6 +169,8 @@ export interface TurnView {
   toolCalls: ToolCallView[];
   definitions: DefinitionView[];
   error?: ErrorView;
+  /** Where a paused turn's program stopped for the host's approval (its recorded error, which is no failure). */
+  pausedAt?: { heading: string; excerpt?: string };
   notes: string[];
   feedback?: string;
   usage: { inputTokens: number; outputTokens: number; cachedTokens: number; llmMs: number; execMs: number; source?: "provider" | "local"; cost?: number };

@@ -7,6 +7,7 @@ import { lookupPrice } from "../compaction/prices.js";
 import { resultShape } from "../history/summary.js";
 import { traceSettings } from "../history/settings.js";
 import type { SavedRunFile } from "../trace/saved-run.js";
+import { renderPause } from "../trace/feedback.js";
 import { HELD_SHOWN, isHeld, runTotals } from "../trace/totals.js";
 import type { ErrorInfo } from "../lisp/index.js";
 import type { DefinitionTrace, RunTrace, ToolCallTrace, Turn } from "../trace/trace.js";
@@ -139,7 +140,8 @@ function turnView(turn: Turn, prompt: TurnView["prompt"]): TurnView {
   };
   if (turn.program === null) out.reply = turn.reply;
   if (turn.value !== undefined) out.value = turn.value;
-  if (turn.error !== undefined) out.error = errorView(turn.error);
+  if (turn.error !== undefined && turn.status === "paused") out.pausedAt = { heading: renderPause(turn.error, false), ...(turn.error.excerpt === undefined ? {} : { excerpt: turn.error.excerpt }) };
+  else if (turn.error !== undefined) out.error = errorView(turn.error);
   if (turn.feedback !== undefined) out.feedback = turn.feedback;
   return out;
 }

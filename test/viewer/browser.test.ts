@@ -228,6 +228,8 @@ describe.skipIf(missing)("ptc view in Chromium", () => {
     expect(await page.locator(".tool-call").getAttribute("class")).toBe("tool-call held");
     expect(await page.locator(".tool-call .shape").textContent()).toBe("held for the host's approval: it did not run");
     expect(await page.locator(".stat", { hasText: "tool calls" }).locator(".stat-value").textContent()).toBe("0 (1 held)");
+    expect(await page.locator(".pause-box h3").textContent()).toBe("Paused at line 1, column 9, waiting for the host's approval");
+    expect(await page.locator(".error-box").count()).toBe(0);
   });
 
   it("shows the first file for a link whose hash is no valid percent-encoding (a cut or mistyped link)", async () => {

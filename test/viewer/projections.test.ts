@@ -128,6 +128,9 @@ describe("run projection", () => {
     const call = run.turns[1].toolCalls[0];
     expect(call).toMatchObject({ name: "wipe", held: true, shape: "held for the host's approval: it did not run" });
     expect(call.error).toBeUndefined();
+    // Where the program stopped for the approval: not an error of the turn.
+    expect(run.turns[1].error).toBeUndefined();
+    expect(run.turns[1].pausedAt).toEqual({ heading: "Paused at line 1, column 9, waiting for the host's approval", excerpt: expect.stringContaining("(return (tool/wipe {}))") });
   });
 
   it("classifies messages against the previous prompt", () => {

@@ -96,6 +96,7 @@ function toolCall(c: ToolCallView, i: number, ctx: RunContext): HTMLElement {
 
 function errorBox(t: TurnView): HTMLElement | null {
   const e = t.error;
+  if (t.pausedAt !== undefined) return h("section", { class: "pause-box", id: "paused" }, h("h3", null, t.pausedAt.heading), t.pausedAt.excerpt ? h("pre", { class: "excerpt" }, t.pausedAt.excerpt) : null);
   if (e === undefined) return null;
   const where = e.line !== undefined ? ` at line ${e.line}, column ${e.column ?? 1}` : "";
   return h(
