@@ -346,6 +346,8 @@ describe("ptc trace show", () => {
     expect(code).toBe(0);
     expect(out).toMatch(/── Turn 2: paused[^\n]*\n[\s\S]*Paused at line 1, column 9, waiting for the host's approval\n1 \| \(return \(tool\/wipe \{\}\)\)\n {2}\| {9}\^/);
     expect(out).not.toContain("aborted by the host");
+    // The run did not fail either: it waits.
+    expect(out).toContain("Turns: 2 · paused: the run is waiting for the host's approval of tool/wipe (turn-2-call-1)\n");
   });
 
   // A model's reply or a tool's output may hold terminal controls: printed raw, ESC sequences retitle

@@ -53,7 +53,8 @@ export interface RunView {
   task: string;
   /** Set on a nested agent's run: the turn and tool call that started it. */
   parent?: { run: string; turn: number; call: number; tool: string };
-  outcome: { ok: boolean | null; text: string };
+  /** `paused` when the run waits for the host's approval (then `ok` is null: it has not ended either way). */
+  outcome: { ok: boolean | null; paused?: true; text: string };
   totals: Totals;
   /** The model the run's replies came from, as its trace records it (null in traces that record none). */
   priceModel: string | null;

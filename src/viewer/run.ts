@@ -71,6 +71,8 @@ function toolCallView(c: ToolCallTrace): ToolCallView {
 
 /** How the run ended: the saved outcome when there is one, else what the last turn did. */
 export function outcomeOf(trace: RunTrace, saved?: SavedRunFile): RunView["outcome"] {
+  // A run paused for approval has not failed: it waits (its step says why as a failure, approval_required).
+  if (trace.turns.at(-1)?.status === "paused") return { ok: null, paused: true, text: `paused: ${saved?.fail?.message ?? "waiting for the host's approval"}` };
   if (saved !== undefined && !saved.ok) return { ok: false, text: saved.fail ? `${saved.fail.reason}: ${saved.fail.message}` : "no answer" };
   const last = trace.turns.at(-1);
   if (last === undefined) return { ok: null, text: "no turns" };

@@ -230,6 +230,7 @@ describe.skipIf(missing)("ptc view in Chromium", () => {
     expect(await page.locator(".stat", { hasText: "tool calls" }).locator(".stat-value").textContent()).toBe("0 (1 held)");
     expect(await page.locator(".pause-box h3").textContent()).toBe("Paused at line 1, column 9, waiting for the host's approval");
     expect(await page.locator(".error-box").count()).toBe(0);
+    expect(await page.locator(".outcome").getAttribute("data-outcome")).toBe("paused");
   });
 
   it("shows the first file for a link whose hash is no valid percent-encoding (a cut or mistyped link)", async () => {

@@ -130,6 +130,7 @@ describe("run projection", () => {
     expect(call.error).toBeUndefined();
     // Where the program stopped for the approval: not an error of the turn.
     expect(run.turns[1].error).toBeUndefined();
+    expect(run.outcome).toEqual({ ok: null, paused: true, text: "paused: the run is waiting for the host's approval of tool/wipe (turn-2-call-1)" });
     expect(run.turns[1].pausedAt).toEqual({ heading: "Paused at line 1, column 9, waiting for the host's approval", excerpt: expect.stringContaining("(return (tool/wipe {}))") });
   });
 

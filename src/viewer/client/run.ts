@@ -33,7 +33,7 @@ function stat(label: string, value: string): HTMLElement {
 
 function header(run: RunView, ctx: RunContext): HTMLElement {
   const t = run.totals;
-  const outcome = run.outcome.ok === true ? "ok" : run.outcome.ok === false ? "failed" : "unknown";
+  const outcome = run.outcome.paused ? "paused" : run.outcome.ok === true ? "ok" : run.outcome.ok === false ? "failed" : "unknown";
   return h(
     "header",
     { class: "run-head" },
