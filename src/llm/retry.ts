@@ -238,11 +238,22 @@ export function streamError(name: string, body: unknown, where = "the stream"): 
   const b = (typeof body === "object" && body !== null ? body : {}) as { type?: unknown; code?: unknown; message?: unknown; error?: unknown };
   const inner = (typeof b.error === "object" && b.error !== null ? b.error : b) as typeof b;
   const type = typeof inner.type === "string" ? inner.type : "";
-  const message = typeof inner.message === "string" ? inner.message : typeof body === "string" ? body : JSON.stringify(body);
+  const message = typeof inner.message === "string" ? inner.message : typeof body === "string" ? body : bodyText(body);
   const code = inner.code;
   const kind =
     quotaUsedUp(inner) ? "http" : typeof code === "number" && code >= 400 && code < 600 ? statusKind(code) : /rate_limit/.test(`${type} ${String(code)}`) ? "rate_limit" : REQUEST_FAULTS.has(type) ? "http" : "server";
   return new LlmError(kind, `${name}: error in ${where}: ${type === "" ? "" : `${type}: `}${quoted(message)}`);
+}
+
+/** A body with no message, as JSON; one JSON cannot spell (undefined, a symbol, a cycle, a BigInt: a model's own throw) as errorText reads it. */
+function bodyText(body: unknown): string {
+  try {
+    const json = JSON.stringify(body);
+    if (json !== undefined) return json;
+  } catch {
+    // A cycle or a BigInt: read below.
+  }
+  return errorText(body, "an error that says nothing");
 }
 
 /** The most of a server's text an error quotes: its message goes on to the run's ending, trace, events and every retry line. */

@@ -299,6 +299,18 @@ describe("aiSdkLlm over a real provider and a fake server", () => {
     }
   });
 
+  it("says what a model threw that JSON cannot spell (undefined, a symbol, a cycle), not the TypeError reading it raised", async () => {
+    const cycle: Record<string, unknown> = {};
+    cycle.self = cycle;
+    for (const thrown of [undefined, Symbol("x"), cycle, { n: 1n }]) {
+      const model = new MockLanguageModelV3({ doGenerate: () => Promise.reject(thrown), doStream: () => Promise.reject(thrown) });
+      for (const onText of [undefined, () => undefined]) {
+        const e = await failure(aiSdkLlm({ model, maxRetries: 0 }).complete({ messages, onText }));
+        expect(e.message).toBe("ai-sdk:mock-provider:mock-model-id: error in the stream: an error that says nothing");
+      }
+    }
+  });
+
   it("rejects a missing model", () => {
     expect(() => aiSdkLlm({} as never)).toThrow(/no model given/);
   });
