@@ -20,15 +20,19 @@ const OPENED = new RegExp(`^\\s*<(${TAG})>`, "i");
 const CLOSED_ONLY = new RegExp(`</(${TAG})>[ \\t]*(?:\\r?\\n|$)`, "i");
 // An opening tag before that end: the block was opened in the reply, not by the template.
 const ANY_OPEN = new RegExp(`<(${TAG})>`, "i");
+// The end of each block, found case-blind in the reply itself: a lower-cased copy may be longer
+// ("İ", U+0130, lower-cases to two code units), and a place in it is not the reply's.
+const CLOSING: ReadonlyMap<string, RegExp> = new Map(TAG.split("|").map((t) => [t, new RegExp(`</${t}>`, "gi")]));
 
 /** Splits off a reasoning block that opens the reply (or whose end alone the reply holds). */
 export function splitThinking(reply: string): ReplyParts {
   const open = OPENED.exec(reply);
   if (open !== null) {
-    const closeTag = `</${open[1].toLowerCase()}>`;
-    const end = reply.toLowerCase().indexOf(closeTag, open[0].length);
-    if (end < 0) return { thinking: reply, answer: "", unclosed: true };
-    const cut = end + closeTag.length;
+    const closing = CLOSING.get(open[1].toLowerCase()) as RegExp;
+    closing.lastIndex = open[0].length;
+    const end = closing.exec(reply);
+    if (end === null) return { thinking: reply, answer: "", unclosed: true };
+    const cut = end.index + end[0].length;
     return { thinking: reply.slice(0, cut), answer: reply.slice(cut), unclosed: false };
   }
   const close = CLOSED_ONLY.exec(reply);

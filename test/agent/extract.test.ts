@@ -84,6 +84,12 @@ describe("extractProgram", () => {
     expect(extractProgram("<thinking>\n(a draft)\n</thinking>\n" + fence("", "(println 2)")).program).toBe("(println 2)");
   });
 
+  it("ends a <think> block at its closing tag when the reasoning holds letters that lower-case longer (İstanbul)", () => {
+    // "İ" (U+0130) lower-cases to two code units: a place found in a lower-cased copy fell 5 characters past the tag, into the fence.
+    const reasoning = "<think>\nİstanbul, İzmir: İİİ.\n</THINK>\n";
+    expect(extractProgram(reasoning + fence("clojure", "(println (count data/rows))")).program).toBe("(println (count data/rows))");
+  });
+
   it("says so when a reply ends inside its <think> block", () => {
     const r = extractProgram(`<think>\nFirst ${fence("clojure", "(def a 1)")}\nthen`);
     expect(r.ok).toBe(false);
