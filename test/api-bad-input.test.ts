@@ -5,6 +5,7 @@ import { describe, expect, it } from "vitest";
 import { z } from "zod";
 import { loadTranscripts, SubAgent, tool, saveMemory, systemPrompt, traceToJson, runToJson, compact, compareStrategies, pureStrategy, StrategyRegistry, compressionReport, countTokens, messageText, startProxy, modelPrice, openaiLlm, anthropicLlm, aiSdkLlm, promptTokens, recordingLlm, renderTable, replayLlm, scriptedLlm } from "../src/index.js";
 import { compareUnderCaches } from "../src/harness/cache-models.js";
+import { MockLanguageModelV3 } from "ai/test";
 
 const { proxy: revoked, revoke } = Proxy.revocable({}, {});
 revoke();
@@ -20,6 +21,8 @@ const UNDEFINED: [string, unknown, string] = ["undefined", undefined, "got undef
 
 const llm = () => scriptedLlm(["ok"]);
 const http = () => openaiLlm({ model: "m", baseURL: "http://127.0.0.1:1/v1", maxRetries: 0, env: {} });
+const anthropic = () => anthropicLlm({ model: "m", apiKey: "sk-ant-unused", baseURL: "http://127.0.0.1:1", maxRetries: 0, env: {} });
+const aiSdk = () => aiSdkLlm({ model: new MockLanguageModelV3({ doGenerate: () => Promise.reject(new Error("not sent")) }), maxRetries: 0 });
 
 /** A public call with one bad argument: its name, the call, and the words naming the argument. */
 const ROWS: ReadonlyArray<{ call: string; run: (x: unknown) => unknown; names: string; optional?: boolean }> = [
@@ -72,6 +75,10 @@ const ROWS: ReadonlyArray<{ call: string; run: (x: unknown) => unknown; names: s
   // Before: "registry.create is not a function", "Cannot read properties of null (reading 'create')".
   { call: "compareStrategies({ registry })", run: (x) => compareStrategies([{ id: "t", messages: [{ role: "user", content: "hi" }, { role: "assistant", content: "yo" }] }], ["full"], { models: ["gpt-4o"], registry: x } as never), names: "compareStrategies: options.registry", optional: true },
   { call: "startProxy(options)", run: (x) => startProxy(x as never), names: "startProxy: options", optional: true },
+  // Before: "Cannot read properties of undefined (reading 'name')", thrown by complete() itself, not as its rejection.
+  { call: "anthropicLlm().complete({ messages: [{ tool_calls }] })", run: (x) => anthropic().complete({ messages: [{ role: "assistant", content: "", tool_calls: x as never }] }), names: "anthropic:m: complete: request.messages[0].tool_calls", optional: true },
+  { call: "aiSdkLlm().complete({ messages: [{ tool_calls: [call] }] })", run: (x) => aiSdk().complete({ messages: [{ role: "assistant", content: "", tool_calls: [x as never] }] }), names: "ai-sdk:mock-provider:mock-model-id: complete: request.messages[0].tool_calls[0]" },
+  { call: "openaiLlm().complete({ messages: [{ tool_calls: [{ function }] }] })", run: (x) => http().complete({ messages: [{ role: "assistant", content: "", tool_calls: [{ id: "c1", type: "function", function: x as never }] }] }), names: "openai:m: complete: request.messages[0].tool_calls[0].function" },
   // Before: a string was spread into one-letter names, a revoked Proxy threw the engine's "Cannot perform 'IsArray'".
   { call: "startProxy({ allowedHosts })", run: (x) => startProxy({ port: 0, allowedHosts: x } as never), names: "startProxy: options.allowedHosts", optional: true },
   { call: "startProxy({ allowedHosts: [x] })", run: (x) => startProxy({ port: 0, allowedHosts: ["proxy.internal", x] } as never), names: "startProxy: options.allowedHosts" },
@@ -84,6 +91,8 @@ describe("a public function given the wrong thing says which argument and what i
   for (const row of ROWS) {
     for (const [label, value, got] of row.optional ? BAD : [UNDEFINED, ...BAD]) {
       // A huge string where a string is wanted is no bad value.
+      // null tool calls are none, as a server's reply may carry them.
+      if (label === "null" && row.call === "anthropicLlm().complete({ messages: [{ tool_calls }] })") continue;
       // 42 is a file mode (0o52).
       if (label === "a number" && row.call === "recordingLlm(inner, file, { mode })") continue;
       if (label === "a huge string" && ["countTokens(text)", "replayLlm(source)", "recordingLlm(inner, file)", "loadTranscripts(file)", "startProxy({ allowedHosts: [x] })", "compareStrategies({ models: [x] })"].includes(row.call)) continue;

@@ -86,6 +86,23 @@ export function requestProblem(who: string, request: unknown): string | undefine
     if (!isObjectArg(m)) return mustBe(`${who}: complete: request.messages[${i}]`, "a chat message", m);
     const c = (m as { content?: unknown }).content;
     if (typeof c !== "string" && c !== null && c !== undefined && !isArrayArg(c)) return mustBe(`${who}: complete: request.messages[${i}].content`, "a string, null or a list of content parts", c);
+    const calls = (m as { tool_calls?: unknown }).tool_calls;
+    if (calls !== undefined && calls !== null) {
+      const problem = toolCallsProblem(`${who}: complete: request.messages[${i}].tool_calls`, calls);
+      if (problem !== undefined) return problem;
+    }
+  }
+  return undefined;
+}
+
+/** Why `calls` are no tool calls (each client reads every call's function name), or undefined. */
+function toolCallsProblem(at: string, calls: unknown): string | undefined {
+  if (!isArrayArg(calls)) return mustBe(at, "an array of tool calls", calls);
+  for (let k = 0; k < calls.length; k++) {
+    const call: unknown = calls[k];
+    if (!isObjectArg(call)) return mustBe(`${at}[${k}]`, "a tool call ({ id, type, function })", call);
+    const f = (call as { function?: unknown }).function;
+    if (!isObjectArg(f) || typeof (f as { name?: unknown }).name !== "string") return mustBe(`${at}[${k}].function`, "the called function ({ name, arguments })", f);
   }
   return undefined;
 }
