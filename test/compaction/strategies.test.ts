@@ -301,6 +301,29 @@ describe("rolling-summary", () => {
     const copy = await compact(chat(5), { name: "rolling-summary", options: { summarizer: "copy" } });
     expect(String(copy.messages[2].content).split("\n")[0]).toMatch(/^\[Summary of 3 earlier messages\. Requests marked \[done\] were already carried out/);
   });
+  it("takes a summary it wrote that the app stored back as its previous summary: compacting again neither re-summarizes it nor drops its facts", async () => {
+    const spec = { name: "rolling-summary", options: { roundsToCompress: 1, roundsToRetain: 2 } };
+    const first = await compact(chat(6), spec);
+    const summary = String(first.messages[2].content);
+    expect(summary).toMatch(/^\[Summary of 7 earlier messages\]\n/);
+    // Stored as sent and sent again: nothing new to fold, so nothing changes.
+    const again = await compact(first.messages, spec);
+    expect(again.events.filter((e) => e.kind === "compacted")).toEqual([]);
+    expect(again.messages.map((m) => m.content)).toEqual(first.messages.map((m) => m.content));
+    // Two more rounds: the new ones are folded into the stored summary, whose facts all stay.
+    const grown = [...first.messages, user("Request 7: please look up item 7."), assistant("Item 7 costs 70 euros."), user("Request 8: and item 8?")];
+    const next = await compact(grown, spec);
+    const folded = String(next.messages[2].content);
+    expect(folded.split("\n")[0]).toBe("[Summary of 11 earlier messages]");
+    for (const value of summary.split("\n").slice(1).flatMap((l) => l.replace(/^[^:]*: /, "").split("; "))) expect(folded).toContain(value);
+    expect(folded).not.toMatch(/Summary; |earlier;/);
+    // A model summarizer is given it as the previous summary, not as a message to summarize.
+    const llm = scriptedLlm([summaryReply("[done] items 1 to 7 priced")]);
+    await compact(grown, spec, { llm });
+    const prompt = String(llm.requests[0].messages[0].content);
+    expect(prompt).not.toContain("[assistant] [Summary of");
+    expect(prompt).toContain(summary.split("\n")[1]);
+  });
 });
 
 describe("usage-ratio", () => {

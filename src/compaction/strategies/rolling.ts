@@ -7,7 +7,7 @@ import type { ChatMessage } from "../../llm/types.js";
 import { isUnitStart, replacedCount, spliceSummary, taskIndex } from "../messages.js";
 import { clock, finish, noSpend } from "../result.js";
 import { closedBreaker, SummaryEngine, type BreakerState, type SummaryOptions } from "../summarizers/engine.js";
-import { promptTokens } from "../tokens.js";
+import { countTokens, messageTokens, promptTokens } from "../tokens.js";
 import { knownNamesOf, type CompactionContext, type CompactionEvent, type CompactionResult, type Conversation, type Json, type Strategy } from "../types.js";
 
 export type RollingState = {
@@ -48,6 +48,28 @@ export function summaryHeader(summary: string, covers: string): string {
 /** The summary as sent, under its header. */
 export function summaryText(summary: string, replaced: number): string {
   return `${summaryHeader(summary, `${replaced} earlier messages`)}\n${summary}`;
+}
+
+// A summary as summaryText writes it, with either header.
+const STORED_SUMMARY = /^\[Summary of (\d+) earlier messages(?:\. Requests marked \[done\] were already carried out; do not repeat them\.)?\]\n/;
+
+/** A summary of ours that the app stored back in its history (it keeps what it was sent): where it is, its text, how many messages it stands for. */
+export interface StoredSummary {
+  readonly index: number;
+  readonly summary: string;
+  readonly replaced: number;
+}
+
+/** The summary of ours right after the task (past the system messages spliceSummary keeps before it), if the stored history holds one. */
+export function storedSummary(messages: readonly ChatMessage[], task: number): StoredSummary | undefined {
+  for (let i = task + 1; i < messages.length; i++) {
+    const m = messages[i];
+    const text = typeof m.content === "string" && (m.role === "assistant" || m.role === "system") && (m.tool_calls?.length ?? 0) === 0 ? m.content : "";
+    const match = STORED_SUMMARY.exec(text);
+    if (match !== null) return { index: i, summary: text.slice(match[0].length), replaced: Number(match[1]) };
+    if (m.role !== "system") return undefined;
+  }
+  return undefined;
 }
 
 function isRollingState(s: Json): s is RollingState {
@@ -99,7 +121,14 @@ export function rollingStrategy(name: string, options: SummaryOptions & Record<s
       }
       const task = taskIndex(messages);
       if (task < 0 || (state.covered > 0 && state.covered <= task)) return finish(conversation, messages.slice(), initialRolling(), events, started, context, spend, summarizer);
-      const view = (s: RollingState): ChatMessage[] => (s.covered > 0 ? spliceSummary(messages, task, s.covered, summaryText(s.summary, replacedCount(messages, task, s.covered))) : messages.slice());
+      // A summary the app stored back is the previous summary, not a message to summarize again:
+      // folded as a message, each pass kept a fifth of it, and its header words became facts.
+      const stored = storedSummary(messages, task);
+      if (stored !== undefined && state.covered === 0) state = { ...state, summary: stored.summary, covered: stored.index + 1, fingerprint: fingerprint(messages, stored.index + 1) };
+      // It stands for more messages and tokens than its own: the header counts them, and the budget is of what the summary replaced, at least its tokens / summaryRatio.
+      const carried = (end: number): { messages: number; tokens: number } =>
+        stored === undefined || end <= stored.index ? { messages: 0, tokens: 0 } : { messages: stored.replaced - 1, tokens: Math.ceil(countTokens(stored.summary) / options.summaryRatio) - messageTokens(messages[stored.index]) };
+      const view = (s: RollingState): ChatMessage[] => (s.covered > 0 ? spliceSummary(messages, task, s.covered, summaryText(s.summary, replacedCount(messages, task, s.covered) + carried(s.covered).messages)) : messages.slice());
       const base = state.covered > 0 ? state.covered : task + 1;
       const sent = view(state);
       const decision = rule({ conversation, messages, task, base, sent, tokens: promptTokens(sent), force: context.force === true });
@@ -110,7 +139,7 @@ export function rollingStrategy(name: string, options: SummaryOptions & Record<s
         const request = {
           messages: covered,
           ...(state.summary ? { previous: state.summary } : {}),
-          maxTokens: engine.budget(context, promptTokens(messages.slice(task + 1, decision))),
+          maxTokens: engine.budget(context, promptTokens(messages.slice(task + 1, decision)) + carried(decision).tokens),
           ...(names === undefined ? {} : { knownNames: names }),
         };
         // A span no summary could shrink (a few short messages, against the summary's header) is
