@@ -133,16 +133,39 @@ function orderProblems(messages: readonly ChatMessage[]): Array<{ index: number;
 const isHigh = (c: number): boolean => (c & 0xfc00) === 0xd800;
 const isLow = (c: number): boolean => (c & 0xfc00) === 0xdc00;
 
-/** The first `n` code units of a text, one fewer where the cut would split a surrogate pair (a lone surrogate makes a request body some APIs refuse). */
-export function headOf(text: string, n: number): string {
-  const end = Math.max(0, Math.floor(n));
-  return text.slice(0, end > 0 && end < text.length && isHigh(text.charCodeAt(end - 1)) ? end - 1 : end);
+const graphemes = new Intl.Segmenter(undefined, { granularity: "grapheme" });
+// A code point that belongs to the character before it: a combining mark, a joiner, a variation
+// selector, a skin tone, a regional indicator (flags are pairs), a tag (subdivision flags).
+const JOINS = /^[\p{M}\u200d\p{Emoji_Modifier}\p{Regional_Indicator}\u{E0020}-\u{E007F}]/u;
+// Code units read on each side of a cut to find the character it falls in (longer ones are cut at the window).
+const CHARACTER_WINDOW = 64;
+
+/**
+ * The character boundary nearest to `i` (a code point boundary) on one side: `i` itself unless
+ * a character of several code points spans it (an accent cut from its letter reads as another
+ * letter, a family emoji cut after a joiner as other people). Only such a cut asks the segmenter.
+ */
+function characterBoundary(text: string, i: number, side: "before" | "after"): number {
+  if (i <= 0 || i >= text.length || (!JOINS.test(text.slice(i, i + 2)) && text.charCodeAt(i - 1) !== 0x200d)) return i;
+  const from = Math.max(0, i - CHARACTER_WINDOW);
+  let before = from;
+  for (const { index } of graphemes.segment(text.slice(from, Math.min(text.length, i + CHARACTER_WINDOW)))) {
+    if (from + index >= i) return side === "after" || from + index === i ? from + index : before;
+    before = from + index;
+  }
+  return side === "after" ? Math.min(text.length, i + CHARACTER_WINDOW) : before;
 }
 
-/** The last `n` code units of a text, one fewer where the cut would split a surrogate pair. */
+/** The first `n` code units of a text, fewer where the cut would split a character (half a surrogate pair makes a request body some APIs refuse). */
+export function headOf(text: string, n: number): string {
+  const end = Math.max(0, Math.floor(n));
+  return text.slice(0, characterBoundary(text, end > 0 && end < text.length && isHigh(text.charCodeAt(end - 1)) ? end - 1 : end, "before"));
+}
+
+/** The last `n` code units of a text, fewer where the cut would split a character. */
 export function tailOf(text: string, n: number): string {
   const start = Math.max(0, text.length - Math.floor(n));
-  return text.slice(start > 0 && start < text.length && isLow(text.charCodeAt(start)) ? start + 1 : start);
+  return text.slice(characterBoundary(text, start > 0 && start < text.length && isLow(text.charCodeAt(start)) ? start + 1 : start, "after"));
 }
 
 /** One line of at most `max` characters: the first non-empty line of a text. */

@@ -5,6 +5,7 @@ import { describe, expect, it } from "vitest";
 import { compact } from "../../src/compaction/compact.js";
 import { createStrategy } from "../../src/compaction/registry.js";
 import { placeholder } from "../../src/compaction/strategies/observation-masking.js";
+import { cutMiddle } from "../../src/compaction/messages.js";
 import { promptTokens } from "../../src/compaction/tokens.js";
 import type { CompactionResult, Json } from "../../src/compaction/types.js";
 import { SubAgent } from "../../src/agent/subagent.js";
@@ -55,6 +56,19 @@ describe("observation-masking", () => {
     expect(placeholder("bash", `a${"\n".repeat(50_000)}b`, 80)).toBe("[Old bash output omitted: 50001 lines; first line: a]");
     // A cut never splits an emoji into a lone surrogate (Anthropic's API refuses such a request body).
     expect(placeholder("bash", `${"x".repeat(18)}🚀🚀 done`, 20)).toBe(`[Old bash output omitted: 1 line; first line: ${"x".repeat(18)}…]`);
+    // Nor a character of several code points: a family emoji cut after a joiner, an accent cut from its letter, a flag's half, a skin tone.
+    expect(placeholder("ls", `${"x".repeat(14)}👩‍👩‍👧 done`, 20)).toBe(`[Old ls output omitted: 1 line; first line: ${"x".repeat(14)}…]`);
+    expect(placeholder("ls", `${"x".repeat(18)}e\u0301 done`, 20)).toBe(`[Old ls output omitted: 1 line; first line: ${"x".repeat(18)}…]`);
+    expect(placeholder("ls", `${"x".repeat(17)}🇫🇷 done`, 20)).toBe(`[Old ls output omitted: 1 line; first line: ${"x".repeat(17)}…]`);
+    expect(placeholder("ls", `${"x".repeat(17)}👍🏽 done`, 20)).toBe(`[Old ls output omitted: 1 line; first line: ${"x".repeat(17)}…]`);
+  });
+
+  it("cuts a long text in the middle between characters, not inside one (transcripts a summarizer reads)", () => {
+    const text = `${"a".repeat(9)}👩‍👩‍👧${"b".repeat(20)}e\u0301${"c".repeat(11)}`;
+    const [head, tail] = cutMiddle(text, 24).split(/\n\[… \d+ characters omitted …\]\n/);
+    expect(head).toBe("a".repeat(9));
+    expect(tail).toBe("c".repeat(11));
+    expect([...new Intl.Segmenter(undefined, { granularity: "grapheme" }).segment(head + tail)].map((g) => g.segment).join("")).toBe(head + tail);
   });
 
   it("leaves an output alone when its placeholder would not be smaller", async () => {
