@@ -49,9 +49,7 @@ const definition = z.looseObject({
   source: z.string().optional(),
 });
 
-// Readers add these up (ptc trace show, the viewer, resume's usage): none is ever below 0.
-const amount = z.number().nonnegative();
-const usage = z.looseObject({ inputTokens: amount, outputTokens: amount, cachedTokens: amount, cacheWriteTokens: amount.optional(), llmMs: amount, execMs: amount, cost: amount.optional() });
+const usage = z.looseObject({ inputTokens: z.number(), outputTokens: z.number(), cachedTokens: z.number(), cacheWriteTokens: z.number().optional(), llmMs: z.number(), execMs: z.number(), cost: z.number().optional() });
 
 const count = z.number().int().nonnegative();
 
