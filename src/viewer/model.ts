@@ -4,6 +4,7 @@
 // list their messages as runs of message numbers, so a run's page grows with its turns, not
 // with their square.
 import type { CacheTable } from "../compaction/figures.js";
+import type { RunTotals } from "../trace/totals.js";
 import type { TurnStatus } from "../trace/trace.js";
 
 export const PAGE_DATA_VERSION = 2;
@@ -29,17 +30,9 @@ export interface FileEntry {
   id: string;
 }
 
-export interface Totals {
+/** The run's totals as `ptc trace show` reports them, with what only the viewer shows. */
+export interface Totals extends RunTotals {
   turns: number;
-  inputTokens: number;
-  outputTokens: number;
-  cachedTokens: number;
-  llmMs: number;
-  execMs: number;
-  /** Calls that ran (or failed). */
-  toolCalls: number;
-  /** Calls held for the host's approval, which did not run. */
-  heldCalls: number;
   /** Wall time of the run, when the file is a saved run. */
   durationMs?: number;
   /** Dollars at `priceModel`'s list prices (the turns' recorded costs); null when no price is known for the run's model. */
