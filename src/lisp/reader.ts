@@ -46,7 +46,7 @@ function convert(raw: RawForm, fnlitDepth: number): Form {
         throw new LispError("parse_error", aboutSource(`unsupported character literal \\${raw.text}`), loc, hint, "read");
       }
       if (raw.syntax === "number") {
-        const hint = "a number is an integer (42, 0x2A, 052, 2r101010, with an optional N) or a float (4.2, 4.2e1, with an optional M)";
+        const hint = "a number is an integer (42, 0x2A or 052, with an optional N; 2r101010) or a float (4.2, 4.2e1, with an optional M)";
         throw new LispError("parse_error", aboutSource(`invalid number ${raw.text}`), loc, hint, "read");
       }
       const [msg, hint] = UNSUPPORTED[raw.syntax ?? ""] ?? ["unsupported syntax", "use plain PTC-Lisp forms"];

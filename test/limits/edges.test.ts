@@ -22,7 +22,9 @@ const EDGES: ReadonlyArray<readonly [keyof Limits, number, string, string, strin
   ["maxStringLength", 10, '(count (apply str (repeat 10 "a")))', '(count (apply str (repeat 11 "a")))', "string_too_large"],
   ["maxStringLength", 10, '(count (clojure.string/join "--" ["a" "a" "a" "a"]))', '(count (clojure.string/join "--" ["a" "a" "a" "ab"]))', "string_too_large"],
   ["maxStringLength", 10, '(count (name (keyword "abcd" "efghi")))', '(count (name (keyword "abcd" "efghij")))', "string_too_large"],
-  ["maxStringLength", 10, '(count (clojure.string/capitalize (str "abcde" "fghij")))', '(count (clojure.string/replace "abcdefghij" "a" "ab"))', "string_too_large"],
+  ["maxStringLength", 10, '(count (clojure.string/replace "abcdefghi" "a" "ab"))', '(count (clojure.string/replace "abcdefghij" "a" "ab"))', "string_too_large"],
+  // A capital ß is two letters: the result outgrows its 10-character input.
+  ["maxStringLength", 10, '(count (clojure.string/capitalize "ßbcdefghi"))', '(count (clojure.string/capitalize "ßbcdefghij"))', "string_too_large"],
   // (f 9) nests ten calls of f.
   ["maxCallDepth", 10, depth(9), depth(10), "depth_exceeded"],
   ["maxToolCalls", 10, "(count (mapv (fn [i] (tool/t {:i i})) (range 10)))", "(count (mapv (fn [i] (tool/t {:i i})) (range 11)))", "tool_limit_exceeded"],

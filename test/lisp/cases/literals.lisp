@@ -24,6 +24,13 @@ true
 [1 37r1]
 ;!! parse_error: invalid number 37r1: the radix must be from 2 to 36
 ;@ 1:4
+;; The radix is one or two digits without a leading zero (Clojure refuses 02r101 and 123r1).
+02r101
+;!! parse_error: invalid number 02r101
+;@ 1:1
+123r1
+;!! parse_error: invalid number 123r1
+;@ 1:1
 36rZZZZZZZZZZZZZZZZ
 ;!! parse_error: is out of range
 ##Inf
