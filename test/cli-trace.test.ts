@@ -350,6 +350,15 @@ describe("ptc trace show", () => {
     expect(out).toContain("Turns: 2 · paused: the run is waiting for the host's approval of tool/wipe (turn-2-call-1)\n");
   });
 
+  it("reads a paused run's bare trace (no saved run) as paused, as the viewer does, not as a run that ended", async () => {
+    const bare = join(dir, "paused-trace.json");
+    writeFileSync(bare, JSON.stringify((JSON.parse(await pausedRunJson()) as { trace: unknown }).trace));
+    const { code, out } = await capture((io) => runTraceCommand(["show", bare], io));
+    expect(code).toBe(0);
+    expect(out).toContain("Turns: 2 · paused: waiting for the host's approval\n");
+    expect(out).not.toContain("without a return");
+  });
+
   // A model's reply or a tool's output may hold terminal controls: printed raw, ESC sequences retitle
   // the window, clear the screen or recolour text, and a carriage return writes over the line.
   it("prints a file's control characters written out, never raw to the terminal", async () => {

@@ -14,7 +14,7 @@ import { forTerminal } from "./output.js";
 import { parseOptions, wholeNumber, type Io } from "./eval.js";
 import type { SavedRunFile } from "../trace/saved-run.js";
 import { TraceFormatError } from "../trace/serialize.js";
-import { HELD_SHOWN, isHeld, runTotals } from "../trace/totals.js";
+import { HELD_SHOWN, isHeld, pausedOutcome, runTotals } from "../trace/totals.js";
 import type { DefinitionTrace, RunTrace, ToolCallTrace, Turn } from "../trace/trace.js";
 import { renderComparison } from "../history/compare.js";
 import { traceSettings, turnBudget } from "../history/settings.js";
@@ -126,8 +126,8 @@ export function renderTurn(turn: Turn, options: RenderOptions = {}): string {
 
 /** How the run ended: from the saved outcome when there is one, else from the last turn. */
 export function runOutcome(trace: RunTrace, saved?: Pick<SavedRunFile, "ok" | "fail">): string {
-  // A run paused for approval has not failed: it waits (its step says why as a failure, approval_required).
-  if (saved && !saved.ok && saved.fail && trace.turns.at(-1)?.status === "paused") return `paused: ${cut(saved.fail.message, 300)}`;
+  const paused = pausedOutcome(trace, saved?.fail);
+  if (paused !== undefined) return cut(paused, 300);
   if (saved && !saved.ok && saved.fail) return `no answer: ${saved.fail.reason}: ${cut(saved.fail.message, 300)}`;
   const last = trace.turns.at(-1);
   if (!last) return "no turns";

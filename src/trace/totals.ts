@@ -10,6 +10,16 @@ export function isHeld(call: ToolCallTrace): boolean {
 /** How a held call's outcome reads, in `ptc trace show` and the viewer alike. */
 export const HELD_SHOWN = "held for the host's approval: it did not run";
 
+/**
+ * How a run paused for approval ends, or undefined for a run that did not pause: it has not
+ * failed but waits (its saved step says why as a failure, approval_required). A trace read without
+ * its saved run reads the same way, in `ptc trace show` and the viewer alike.
+ */
+export function pausedOutcome(trace: RunTrace, fail?: { message: string }): string | undefined {
+  if (trace.turns.at(-1)?.status !== "paused") return undefined;
+  return `paused: ${fail?.message ?? "waiting for the host's approval"}`;
+}
+
 export interface RunTotals {
   inputTokens: number;
   outputTokens: number;

@@ -8,7 +8,7 @@ import { resultShape } from "../history/summary.js";
 import { traceSettings } from "../history/settings.js";
 import type { SavedRunFile } from "../trace/saved-run.js";
 import { renderPause } from "../trace/feedback.js";
-import { HELD_SHOWN, isHeld, runTotals } from "../trace/totals.js";
+import { HELD_SHOWN, isHeld, pausedOutcome, runTotals } from "../trace/totals.js";
 import type { ErrorInfo } from "../lisp/index.js";
 import type { DefinitionTrace, RunTrace, ToolCallTrace, Turn } from "../trace/trace.js";
 import type { DefinitionView, ErrorView, RunView, ToolCallView, Totals, TurnView } from "./model.js";
@@ -71,8 +71,8 @@ function toolCallView(c: ToolCallTrace): ToolCallView {
 
 /** How the run ended: the saved outcome when there is one, else what the last turn did. */
 export function outcomeOf(trace: RunTrace, saved?: SavedRunFile): RunView["outcome"] {
-  // A run paused for approval has not failed: it waits (its step says why as a failure, approval_required).
-  if (trace.turns.at(-1)?.status === "paused") return { ok: null, paused: true, text: `paused: ${saved?.fail?.message ?? "waiting for the host's approval"}` };
+  const paused = pausedOutcome(trace, saved?.fail);
+  if (paused !== undefined) return { ok: null, paused: true, text: paused };
   if (saved !== undefined && !saved.ok) return { ok: false, text: saved.fail ? `${saved.fail.reason}: ${saved.fail.message}` : "no answer" };
   const last = trace.turns.at(-1);
   if (last === undefined) return { ok: null, text: "no turns" };
@@ -104,8 +104,8 @@ function totalsOf(trace: RunTrace, saved?: SavedRunFile): Totals {
     t.cost = t.cost === null || cost === undefined ? null : t.cost + cost;
   }
   // A billed request that failed has no turn, but its tokens were spent (as the step counts them).
+  const price = model === null ? undefined : lookupPrice(model);
   for (const failed of trace.failedRequests ?? []) {
-    const price = model === null ? undefined : lookupPrice(model);
     t.cost = t.cost === null || price === undefined ? null : t.cost + requestPrice(price, failed);
   }
   const duration = (saved?.usage as { durationMs?: unknown } | undefined)?.durationMs;
