@@ -112,6 +112,18 @@ describe("a public function given the wrong thing says which argument and what i
     }
   }
 
+  // Each client pairs a call with its result by id (Anthropic's tool_use, the AI SDK's toolCallId):
+  // without one the request went out unpaired, or failed inside the SDK.
+  for (const [who, client] of [["openai:m", http], ["anthropic:m", anthropic], ["ai-sdk:mock-provider:mock-model-id", aiSdk]] as const) {
+    for (const [label, id, got] of [["no id", undefined, "got undefined"], ["a numeric id", 7, "got a number"]] as const) {
+      it(`${who} refuses a tool call with ${label}`, async () => {
+        const call = { ...(id === undefined ? {} : { id }), type: "function", function: { name: "f", arguments: "{}" } };
+        const request = { messages: [{ role: "assistant" as const, content: "", tool_calls: [call as never] }, { role: "tool" as const, tool_call_id: "c1", content: "ok" }] };
+        await expect(client().complete(request as never)).rejects.toThrow(`${who}: complete: request.messages[0].tool_calls[0].id must be a string, ${got}`);
+      });
+    }
+  }
+
   // readFileSync takes a number for a file descriptor: 0 is standard input, which a server's never closes.
   it("loadTranscripts(0) does not read standard input", () => {
     expect(() => loadTranscripts(0 as never)).toThrow("loadTranscripts: file must be a file name, got a number");

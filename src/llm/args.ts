@@ -95,12 +95,17 @@ export function requestProblem(who: string, request: unknown): string | undefine
   return undefined;
 }
 
-/** Why `calls` are no tool calls (each client reads every call's function name), or undefined. */
+/**
+ * Why `calls` are no tool calls, or undefined: each client reads every call's function name, and
+ * pairs the call with its result by id (Anthropic's tool_use, the AI SDK's toolCallId).
+ */
 function toolCallsProblem(at: string, calls: unknown): string | undefined {
   if (!isArrayArg(calls)) return mustBe(at, "an array of tool calls", calls);
   for (let k = 0; k < calls.length; k++) {
     const call: unknown = calls[k];
     if (!isObjectArg(call)) return mustBe(`${at}[${k}]`, "a tool call ({ id, type, function })", call);
+    const id = (call as { id?: unknown }).id;
+    if (typeof id !== "string") return mustBe(`${at}[${k}].id`, "a string", id);
     const f = (call as { function?: unknown }).function;
     if (!isObjectArg(f) || typeof (f as { name?: unknown }).name !== "string") return mustBe(`${at}[${k}].function`, "the called function ({ name, arguments })", f);
   }
