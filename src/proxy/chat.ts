@@ -12,7 +12,7 @@ import { SummaryRefused } from "../compaction/summarizers/engine.js";
 import type { ProxyConfig } from "./config.js";
 import type { CompactionOutcome } from "./compactor.js";
 import { decodeBody, decodedStream, undecodableCoding, type ProxyContext } from "./context.js";
-import { isContextLengthError, sendError, sendStoreUnavailable, sendUndecodable, streamErrorEvent, upstreamErrorBody } from "./errors.js";
+import { isContextLengthError, sendError, sendStoreUnavailable, refuseUndecodable, streamErrorEvent, upstreamErrorBody } from "./errors.js";
 import { explicitIdentity, MAX_ID_LENGTH, overlongIdentityHeader, prefixHashes, prefixIdentity, repeatedIdentityHeader, scopedKey, type Identity } from "./identity.js";
 import { hiddenKeys, KeyMasker, maskKeys, refusalHeaders, upstreamAuth, type Tenant } from "./tenancy.js";
 import { parseMessagesRequest, type AnthropicRequest } from "./anthropic.js";
@@ -22,7 +22,7 @@ import { parseResponsesRequest, type ResponsesRequest } from "./responses.js";
 import { sendWithRetries } from "./retry.js";
 import { SseTap, type StreamUsage } from "./sse.js";
 import type { ChatApi, ConversationRecord } from "./store.js";
-import { discard, MAX_ERROR_BYTES, MAX_REPLY_BYTES, readBuffer, responseHeaders, upstreamBase, upstreamUrl, type UpstreamResult } from "./upstream.js";
+import { MAX_ERROR_BYTES, MAX_REPLY_BYTES, readBuffer, responseHeaders, upstreamBase, upstreamUrl, type UpstreamResult } from "./upstream.js";
 import { learnFromUsage } from "./usage.js";
 
 const INDEXED_PER_CONVERSATION = 16;
@@ -336,10 +336,8 @@ export async function handleChat(ctx: ProxyContext, req: IncomingMessage, res: S
   }
   const coding = new KeyMasker(hidden).active ? undecodableCoding(response.headers["content-encoding"]) : undefined;
   if (coding !== undefined) {
-    discard(response);
     upstreamMs = performance.now() - result.startedAt;
-    ctx.metrics.inc("ptc_proxy_upstream_errors_total", 'kind="undecodable"');
-    sendUndecodable(res, coding, echo);
+    refuseUndecodable(res, response, coding, ctx.metrics, echo);
     // It answered, so it had the prompt (and may have billed it).
     return finish(undefined, true);
   }
@@ -371,8 +369,8 @@ export async function handleChat(ctx: ProxyContext, req: IncomingMessage, res: S
     const masker = new KeyMasker(hidden);
     // A compressed reply to mask (the proxy asked for identity) is decoded as it passes: sent as it
     // came, the client undid the coding and read the key in it. The masks change its length.
-    const { "content-encoding": coding, ...plain } = response.headers;
-    const decoded = masker.active && coding !== undefined ? decodedPassage(read.body, response, read.ended === true, coding) : undefined;
+    const { "content-encoding": encoding, ...plain } = response.headers;
+    const decoded = masker.active && encoding !== undefined ? decodedPassage(read.body, response, read.ended === true, encoding) : undefined;
     const tap = new ReplyUsage(decoded === undefined ? response.headers : plain);
     const headers = responseHeaders(decoded === undefined ? response.headers : plain, !masker.active, hidden);
     res.writeHead(status, { ...headers, ...echo });

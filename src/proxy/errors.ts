@@ -1,7 +1,9 @@
 // Errors in the shape OpenAI clients parse ({ error: { message, type, code, param } }), so the
 // official SDK raises a proper APIError with the status and message instead of a parse failure.
-import type { ServerResponse } from "node:http";
+import type { IncomingMessage, ServerResponse } from "node:http";
 import type { Logger } from "./log.js";
+import type { Metrics } from "./metrics.js";
+import { discard } from "./upstream.js";
 import { errorText } from "../llm/errors.js";
 
 export type ErrorType = "invalid_request_error" | "authentication_error" | "permission_error" | "not_found_error" | "rate_limit_error" | "upstream_error" | "server_error";
@@ -31,9 +33,12 @@ export function sendError(res: ServerResponse, status: number, message: string, 
 
 /**
  * A reply that may quote a key the client never gave (hiddenKeys), in a `content-encoding` the
- * proxy cannot undo to mask it (zstd before Node 22.15): refused, as passing it on would show the key.
+ * proxy cannot undo to mask it (zstd before Node 22.15): discarded, counted and refused, as
+ * passing it on would show the key. `headers` go with the refusal (the attempts it took).
  */
-export function sendUndecodable(res: ServerResponse, coding: string, headers: Record<string, string> = {}): void {
+export function refuseUndecodable(res: ServerResponse, response: IncomingMessage, coding: string, metrics: Metrics, headers: Record<string, string> = {}): void {
+  discard(response);
+  metrics.inc("ptc_proxy_upstream_errors_total", 'kind="undecodable"');
   sendError(res, 502, `the upstream's reply came in content-encoding ${JSON.stringify(coding)}, which the proxy cannot undo to mask the upstream key in it, though it asked for none (accept-encoding: identity): have the upstream honour that`, "upstream_error", "upstream_undecodable", headers);
 }
 

@@ -13,7 +13,7 @@ import { redactUrl } from "./config.js";
 import { Compactor } from "./compactor.js";
 import { countTokensYielding } from "../compaction/tokens.js";
 import { BodyBudget, decodeBody, decodedStream, readBody, sendBodiesBusy, sendErrorAndClose, sendJson, sendTooLarge, TurnClock, undecodableCoding, unsupportedTransferCoding, type ProxyContext } from "./context.js";
-import { sendError, sendStoreUnavailable, sendUndecodable, upstreamErrorBody } from "./errors.js";
+import { refuseUndecodable, sendError, sendStoreUnavailable, upstreamErrorBody } from "./errors.js";
 import { hostAllowed, hostPolicy, originAllowed, repeatedHost } from "./hosts.js";
 import { jsonLogger, type Logger } from "./log.js";
 import { Metrics } from "./metrics.js";
@@ -23,7 +23,7 @@ import { MissingDriverError } from "./driver.js";
 import { isPostgresUrl, openStore, type ConversationStore } from "./store.js";
 import { isObjectArg, mustBe } from "../llm/args.js";
 import { hiddenKeys, KeyMasker, refusalHeaders, repeatedCredential, Tenants, upstreamAuth, type Tenant, type TenantResult } from "./tenancy.js";
-import { discard, responseHeaders, Upstream, upstreamBase } from "./upstream.js";
+import { responseHeaders, Upstream, upstreamBase } from "./upstream.js";
 import { errorText } from "../llm/errors.js";
 
 export interface ProxyOptions {
@@ -161,17 +161,16 @@ async function passthrough(ctx: ProxyContext, req: IncomingMessage, res: ServerR
   }
   const masks = new KeyMasker(hidden).active && req.method !== "HEAD" && status !== 204 && status !== 304;
   const coding = masks ? undecodableCoding(result.response.headers["content-encoding"]) : undefined;
+  const tried: Record<string, string> = attempts > 1 ? { [ATTEMPTS_HEADER]: String(attempts) } : {};
   if (coding !== undefined) {
-    discard(result.response);
-    ctx.metrics.inc("ptc_proxy_upstream_errors_total", 'kind="undecodable"');
-    sendUndecodable(res, coding);
+    refuseUndecodable(res, result.response, coding, ctx.metrics, tried);
     // It answered, so it had the request (and may have billed it): charged as a reply whose usage is unread.
     return settle(status < 300 ? await bodyTokens() : 0);
   }
   const masked = masks ? (decodedStream(result.response, result.response.headers["content-encoding"]) ?? result.response) : undefined;
   const headers = responseHeaders(result.response.headers, masked === undefined, hidden);
   if (masked !== undefined && masked !== result.response) delete headers["content-encoding"];
-  res.writeHead(status, { ...headers, ...(attempts > 1 ? { [ATTEMPTS_HEADER]: String(attempts) } : {}) });
+  res.writeHead(status, { ...headers, ...tried });
   // A virtual key's budget counts what the upstream reports on every path (embeddings, legacy completions), not only on chat.
   const usage = tenant.virtualKey === undefined ? undefined : replyUsage(result.response);
   // pipeline, not pipe: an upstream that breaks off in the middle of its reply cuts the client's

@@ -801,7 +801,7 @@ describe("proxy tenancy", () => {
     }
   });
 
-  it("asks for an uncompressed reply, and masks it, only where the fallback key was sent: a client's own key keeps its accept-encoding on the primary", async () => {
+  it("asks for an uncompressed reply (one it could mask) only where the fallback key was sent: a client's own key keeps its accept-encoding on the primary", async () => {
     fallback = await startFakeUpstream();
     r = await rig({ config: { retries: { attempts: 0, fallbackUpstream: fallback.url, fallbackApiKey: "sk-fallback-secret-42" } } });
     const echo = (mode?: string) => rawPost(r?.proxy.url ?? "", "/v1/echo", { authorization: "Bearer sk-client-own-key", "accept-encoding": "gzip, br", "x-echo-encoding": "compress", ...(mode === undefined ? {} : { "x-fake-mode": mode }) }, JSON.stringify({ model: "fake-model", input: "hi" }));
@@ -852,6 +852,36 @@ describe("proxy tenancy", () => {
       expect(own.status).toBe(200);
       expect(own.headers["content-encoding"]).toBe("compress");
     });
+  });
+
+  it("says how many attempts a refused undecodable reply took, on a forwarded route as on the chat routes", async () => {
+    const key = "sk-upstream-secret-42-abcdefghijklmnop";
+    let seen = 0;
+    // The first attempt fails (503, retried), the second comes in a coding no Node undoes.
+    const upstream = createServer((req, res) => {
+      req.resume();
+      if (seen++ % 2 === 0) return void res.writeHead(503, { "content-type": "application/json" }).end('{"error":{"message":"busy"}}');
+      const body = JSON.stringify({ error: { message: `Incorrect API key provided: ${key}` } });
+      res.writeHead(200, { "content-type": "application/json", "content-encoding": "compress", "content-length": String(Buffer.byteLength(body)) });
+      res.end(body);
+    });
+    await new Promise<void>((resolve) => upstream.listen(0, "127.0.0.1", resolve));
+    const x = await rig({ proxy: { upstream: `http://127.0.0.1:${(upstream.address() as AddressInfo).port}/v1`, sleep: async () => undefined }, config: { retries: { attempts: 1 }, tenancy: { virtualKeys: { team: { keyHash: hashKey("ptc-vk-team"), upstreamKey: key } } } } });
+    try {
+      const attempts: Record<string, unknown> = {};
+      for (const [path, body] of [["/v1/chat/completions", { model: "m", messages: [{ role: "user", content: "hi" }] }], ["/v1/embeddings", { model: "m", input: "hi" }]] as const) {
+        const res = await rawPost(x.proxy.url, path, { authorization: "Bearer ptc-vk-team" }, JSON.stringify(body));
+        expect(res.status, path).toBe(502);
+        expect(res.body, path).toContain("upstream_undecodable");
+        attempts[path] = res.headers["x-ptc-upstream-attempts"];
+      }
+      // Before: the embeddings route's 502 said nothing of its 2 attempts.
+      expect(attempts).toEqual({ "/v1/chat/completions": "2", "/v1/embeddings": "2" });
+    } finally {
+      await x.close();
+      upstream.closeAllConnections();
+      await new Promise((resolve) => upstream.close(resolve));
+    }
   });
 
   it("charges a virtual key the usage reported on any path it forwards (embeddings, legacy completions), whole or streamed", async () => {
