@@ -940,7 +940,7 @@ export function print(value: unknown, readable = false): string {
   // not plain data (a Buffer, a class instance) refused, at the top as inside.
   const v = toLisp(value);
   try {
-    return printChecked(v, true, PRINT_MAX_CHARS, Infinity, undefined, readable, readable ? sortedCall : undefined);
+    return printChecked(v, true, PRINT_MAX_CHARS, Infinity, undefined, readable ? sortedCall : undefined);
   } catch (e) {
     if (!(e instanceof PrintOverflow)) throw e;
     throw new LispError("string_too_large", `the value prints to more than ${PRINT_MAX_CHARS} characters`);

@@ -300,14 +300,15 @@ export function prStr(v: Value): string {
 
 /**
  * Prints whole or not at all: throws PrintOverflow past `maxChars` and `nesting_too_deep` past
- * `maxDepth` (the nesting limit the evaluator enforces on printing); `tick` is called per item;
- * with `keywordCalls`, a keyword the reader cannot read is written as the call that makes it (keywordText),
- * and with `sortedCall`, a sorted map or set as the call that makes it.
+ * `maxDepth` (the nesting limit the evaluator enforces on printing); `tick` is called per item.
+ * Given `readable` (text a program reads back as the same value), a keyword the reader cannot
+ * read is written as the call that makes it (keywordText), and a sorted map or set as the call
+ * `readable` names for it.
  */
-export function printChecked(v: Value, readably: boolean, maxChars: number, maxDepth: number, tick: (i: number) => void = noTick, keywordCalls = false, sortedCall?: SortedCall): string {
+export function printChecked(v: Value, readably: boolean, maxChars: number, maxDepth: number, tick: (i: number) => void = noTick, readable?: SortedCall): string {
   if (!readably && typeof v === "string") return v;
   if (v === null && !readably) return "";
-  const c: Ctx = { w: new Writer(maxChars, true), readably, maxItems: Infinity, maxDepth: Math.min(maxDepth, STACK_SAFE_DEPTH), deepIsError: true, itemsCut: false, tick, items: 0, keywordCalls, sortedCall };
+  const c: Ctx = { w: new Writer(maxChars, true), readably, maxItems: Infinity, maxDepth: Math.min(maxDepth, STACK_SAFE_DEPTH), deepIsError: true, itemsCut: false, tick, items: 0, keywordCalls: readable !== undefined, sortedCall: readable };
   printValue(v, c, 0, true);
   return c.w.toString();
 }

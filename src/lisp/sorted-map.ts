@@ -259,11 +259,16 @@ export function isSortedTree(x: unknown): x is LMap {
   return typeof x === "object" && x !== null && Object.getPrototypeOf(x) === proto;
 }
 
+/** The tree of a sorted tree map, or of a set around one (an OrderedSet keeps its map as `_map`); undefined for anything else. */
+function treeOf(x: LMap | LSet): Tree | undefined {
+  if (isSortedTree(x)) return x as Tree;
+  const inner = (x as unknown as { _map?: unknown })._map;
+  return isSortedTree(inner) ? (inner as Tree) : undefined;
+}
+
 /** The order of a sorted tree map, or of a set around one; undefined for anything else. */
 export function treeOrder(x: LMap | LSet): Order | undefined {
-  if (isSortedTree(x)) return (x as Tree)._cmp;
-  const inner = (x as unknown as { _map?: unknown })._map;
-  return isSortedTree(inner) ? (inner as Tree)._cmp : undefined;
+  return treeOf(x)?._cmp;
 }
 
 /** The map a tree map keeps its entries in (for the key it holds); x itself for any other map. */
@@ -273,7 +278,7 @@ export function entriesOf(x: LMap): LMap {
 
 /** The key a tree map or set (around one) holds where its order places `key`, or undefined. */
 export function treeHeldKey(x: LMap | LSet, key: Value): Value | undefined {
-  const t = (isSortedTree(x) ? x : (x as unknown as { _map: unknown })._map) as Tree;
+  const t = treeOf(x) as Tree;
   chargeIfRunning(steps(t.size));
   return find(t._tree, key, t._cmp);
 }
@@ -290,7 +295,7 @@ export interface Bound {
  * between calls. Charged for the descent; what it returns is the caller's to charge.
  */
 export function treeRange(x: LMap | LSet, from: Bound | null, to: Bound | null, reverse: boolean): Value[] {
-  const t = (isSortedTree(x) ? x : (x as unknown as { _map: unknown })._map) as Tree;
+  const t = treeOf(x) as Tree;
   const cmp = t._cmp;
   chargeIfRunning(2 * steps(t.size));
   const afterFrom = (k: Value): boolean => from === null || (from.strict ? cmp(k, from.key) > 0 : cmp(k, from.key) >= 0);
