@@ -50,8 +50,9 @@ export function summaryText(summary: string, replaced: number): string {
   return `${summaryHeader(summary, `${replaced} earlier messages`)}\n${summary}`;
 }
 
-// A summary as summaryText writes it, with either header.
-const STORED_SUMMARY = /^\[Summary of (\d+) earlier messages(?:\. Requests marked \[done\] were already carried out; do not repeat them\.)?\]\n/;
+// A summary as summaryText writes it, with either header: a count it could write (no leading 0,
+// under a billion), so a reply that copies the header with another number is a message, not ours.
+const STORED_SUMMARY = /^\[Summary of ([1-9]\d{0,8}) earlier messages(?:\. Requests marked \[done\] were already carried out; do not repeat them\.)?\]\n/;
 
 /** A summary of ours that the app stored back in its history (it keeps what it was sent): where it is, its text, how many messages it stands for. */
 export interface StoredSummary {
