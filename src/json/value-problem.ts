@@ -39,13 +39,26 @@ export function firstProblem(value: unknown, path: string, rule: (v: unknown, pa
   return walk(value, path, rule, new Set(), new WeakSet());
 }
 
+/**
+ * Deeper than any value a program makes (its STACK_SAFE_DEPTH is 500) and than JSON.stringify
+ * writes safely: past it the walk says so rather than overflowing the host's stack.
+ */
+const MAX_DEPTH = 1_000;
+
 function walk(v: unknown, path: string, rule: (v: unknown, path: string) => ValueStep, ancestors: Set<object>, fine: WeakSet<object>): string | null {
   const container = typeof v === "object" && v !== null;
   if (container) {
     if (fine.has(v)) return null;
     if (ancestors.has(v)) return `${path} is a cycle (it contains itself)`;
+    if (ancestors.size >= MAX_DEPTH) return `${path.length > 80 ? `${path.slice(0, 40)}…${path.slice(-30)}` : path} is nested more than ${MAX_DEPTH} deep`;
   }
-  const step = rule(v, path);
+  let step: ValueStep;
+  try {
+    step = rule(v, path);
+  } catch (e) {
+    // A host's value may be a revoked Proxy, or one whose traps throw, wherever the rule looks.
+    return `${path} cannot be read (${e instanceof Error ? e.message : `it threw ${typeof e}`})`;
+  }
   if (step === null || typeof step === "string" || !container) return typeof step === "string" ? step : null;
   ancestors.add(v);
   try {

@@ -48,4 +48,30 @@ describe.each([
     });
     expect(problem({ v }, "s")).toBe("s.v.x is a getter that throws");
   });
+
+  // A strategy's state or an output schema's transform may hand back anything a host can build.
+  it("names a Proxy it cannot read and a value nested past any JSON's depth, instead of throwing", () => {
+    const { proxy: revoked, revoke } = Proxy.revocable({}, {});
+    revoke();
+    // Before: "Cannot perform 'getPrototypeOf' on a proxy that has been revoked", thrown.
+    expect(problem({ a: revoked }, "s")).toBe("s.a cannot be read (Cannot perform 'getPrototypeOf' on a proxy that has been revoked)");
+    const keyless = new Proxy(
+      {},
+      {
+        ownKeys: () => {
+          throw new Error("no keys");
+        },
+      },
+    );
+    // Before: "no keys", thrown.
+    expect(problem([keyless], "s")).toBe("s.0 cannot be read (no keys)");
+    let deep: unknown = 1;
+    for (let i = 0; i < 20_000; i++) deep = { d: deep };
+    // Before: "Maximum call stack size exceeded", thrown.
+    expect(problem({ deep }, "s")).toMatch(/^s\.deep\.d\.d[.d]*….*\.d is nested more than 1000 deep$/);
+    // A program's values (at most 500 deep) are never that deep.
+    let ok: unknown = 1;
+    for (let i = 0; i < 999; i++) ok = [ok];
+    expect(problem(ok, "s")).toBeNull();
+  });
 });
