@@ -450,10 +450,9 @@ describe("openaiLlm: timeouts and abort", () => {
         ctl.abort();
       }
     }, 5);
-    const started = performance.now();
+    // Not timed: a request the abort missed would end at its timeout, as "timeout".
     const e = await failure(client({ timeoutMs: 10_000 }).complete({ messages, signal: ctl.signal }));
     expect(e.kind).toBe("aborted");
-    expect(performance.now() - started).toBeLessThan(2000);
     expect(received).toHaveLength(1);
   });
 
