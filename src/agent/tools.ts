@@ -139,58 +139,89 @@ class Refusal extends ToolFailure {}
  * A value checked by a zod schema (a program's argument map or returned value, a host's edit)
  * with each plain object in it, at any depth, read as one without its prototype: zod reads each
  * key of an object schema from it, and an optional `constructor` or `toString` left out read as
- * Object.prototype's function, failing the check. The parsed data holds plain objects again
- * (a schema that passes a value through gives the host the value, prototype and all).
+ * Object.prototype's function, failing the check. The parsed data holds plain objects again.
+ * A schema that passes values through (`z.any`, a loose object, a record of unknowns) gives
+ * back what it was given: it is given a copy, so what the tool does to its arguments leaves the
+ * caller's (the call's record) alone.
  */
 export async function parseOwn<S extends z.ZodType>(schema: S, value: unknown): Promise<z.ZodSafeParseResult<z.output<S>>> {
-  // Most schemas name no such key: the copy (and restoring prototypes after) cost 0.9 s on 100,000 rows.
-  if (!readsProtoKey(schema)) return schema.safeParseAsync(value);
+  const needs = copyNeeded(schema);
+  // Most schemas build their output and name no such key: the copy (and restoring prototypes after) cost 0.9 s on 100,000 rows.
+  if (needs === 0) return schema.safeParseAsync(value);
+  if ((needs & READS_PROTO_KEY) === 0) return schema.safeParseAsync(plainCopy(value, new Map(), 0));
   const copies = new Map<object, object>();
   const checked = ownCopy(value, copies, 0);
   const parsed = await schema.safeParseAsync(checked);
-  if (parsed.success && copies.size > 0) parsed.data = (parsed.data === checked ? value : withPrototypes(parsed.data, new Set(copies.values()), new Set(), 0)) as z.output<S>;
+  if (parsed.success && copies.size > 0) parsed.data = withPrototypes(parsed.data, new Set(copies.values()), new Set(), 0) as z.output<S>;
   return parsed;
 }
 
 /** The names an object without them reads from Object.prototype (`constructor`, `toString`, `__proto__`). */
 const PROTO_KEYS: ReadonlySet<string> = new Set(Object.getOwnPropertyNames(Object.prototype));
 
-const protoReaders = new WeakMap<object, boolean>();
+/** What a schema needs of the value it checks: keys read as own (ownCopy), values of its own to pass through (plainCopy). */
+const READS_PROTO_KEY = 1;
+const PASSES_VALUES = 2;
+/** Schema kinds whose output is (or may be, through the host's function) the very value given. */
+const PASSING_KINDS: ReadonlySet<unknown> = new Set(["any", "unknown", "custom", "transform"]);
+
+const copyNeeds = new WeakMap<object, number>();
 
 /**
- * Whether a zod schema may read, somewhere, a key named like an Object.prototype member: an
- * object shape's key, an enum's or literal's value (a record's keys), a discriminator. A schema
- * of a kind this does not know (no zod def) counts as reading one. Asked once per schema.
+ * What a zod schema needs, somewhere, of the value it checks: READS_PROTO_KEY where it may read
+ * a key named like an Object.prototype member (an object shape's key, an enum's or literal's
+ * value (a record's keys), a discriminator), PASSES_VALUES where it passes a value through. A
+ * schema of a kind this does not know (no zod def) counts as both. Asked once per schema.
  */
-function readsProtoKey(schema: object): boolean {
-  let known = protoReaders.get(schema);
+function copyNeeded(schema: object): number {
+  let known = copyNeeds.get(schema);
   if (known === undefined) {
-    known = defReadsProtoKey(schema, new Set());
-    protoReaders.set(schema, known);
+    known = defNeeds(schema, new Set());
+    copyNeeds.set(schema, known);
   }
   return known;
 }
 
-function defReadsProtoKey(schema: unknown, seen: Set<object>): boolean {
-  if (typeof schema !== "object" || schema === null) return false;
-  if (seen.has(schema)) return false;
+function defNeeds(schema: unknown, seen: Set<object>): number {
+  if (typeof schema !== "object" || schema === null || seen.has(schema)) return 0;
   seen.add(schema);
   const def = (schema as { _zod?: { def?: Record<string, unknown> } })._zod?.def;
-  if (typeof def !== "object" || def === null) return true;
+  if (typeof def !== "object" || def === null) return READS_PROTO_KEY | PASSES_VALUES;
   const names = (xs: unknown): boolean => Array.isArray(xs) && xs.some((x) => typeof x === "string" && PROTO_KEYS.has(x));
-  if (typeof def.discriminator === "string" && PROTO_KEYS.has(def.discriminator)) return true;
-  if (names(def.values) || (typeof def.entries === "object" && def.entries !== null && names(Object.values(def.entries)))) return true;
+  let needs = PASSING_KINDS.has(def.type) ? PASSES_VALUES : 0;
+  if (typeof def.discriminator === "string" && PROTO_KEYS.has(def.discriminator)) needs |= READS_PROTO_KEY;
+  if (names(def.values) || (typeof def.entries === "object" && def.entries !== null && names(Object.values(def.entries)))) needs |= READS_PROTO_KEY;
   const inner: unknown[] = [];
   if (def.type === "lazy" && typeof def.getter === "function") inner.push((def.getter as () => unknown)());
-  if (typeof def.shape === "object" && def.shape !== null) {
-    if (Object.keys(def.shape).some((k) => PROTO_KEYS.has(k))) return true;
-    inner.push(...Object.values(def.shape));
-  }
+  if (typeof def.shape === "object" && def.shape !== null && Object.keys(def.shape).some((k) => PROTO_KEYS.has(k))) needs |= READS_PROTO_KEY;
   for (const v of Object.values(def)) {
     if (Array.isArray(v)) inner.push(...v);
+    else if (v === def.shape && typeof v === "object" && v !== null) inner.push(...Object.values(v));
     else inner.push(v);
   }
-  return inner.some((x) => typeof x === "object" && x !== null && "_zod" in x && defReadsProtoKey(x, seen));
+  for (const x of inner) {
+    if (needs === (READS_PROTO_KEY | PASSES_VALUES)) break;
+    if (typeof x === "object" && x !== null && "_zod" in x) needs |= defNeeds(x, seen);
+  }
+  return needs;
+}
+
+/** A copy of the arrays and plain objects in `x` (shared ones copied once), for a schema to pass through. */
+function plainCopy(x: unknown, copies: Map<object, unknown>, depth: number): unknown {
+  if (typeof x !== "object" || x === null || depth > MAX_OWN_DEPTH) return x;
+  const known = copies.get(x);
+  if (known !== undefined) return known;
+  if (Array.isArray(x)) {
+    const out: unknown[] = new Array<unknown>(x.length);
+    copies.set(x, out);
+    for (let i = 0; i < x.length; i++) out[i] = plainCopy(x[i], copies, depth + 1);
+    return out;
+  }
+  if (Object.getPrototypeOf(x) !== Object.prototype) return x;
+  const out: Record<string, unknown> = {};
+  copies.set(x, out);
+  for (const k of Object.keys(x)) out[k] = plainCopy((x as Record<string, unknown>)[k], copies, depth + 1);
+  return out;
 }
 
 /** Deeper than any value a program can make (its maxNestingDepth); a host's edit deeper still is checked as it is there. */

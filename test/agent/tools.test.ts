@@ -169,6 +169,39 @@ describe("ToolSession", () => {
     expect(done.value).toEqual([1, "wiped"]);
   });
 
+  // A schema that passes a value through gives zod's input back as its output: the tool must still
+  // get its own copy, or what it does to its arguments changes the call's record.
+  const PASS_THROUGH: ReadonlyArray<[string, z.ZodObject]> = [
+    ["z.any() fields", z.object({ rows: z.any(), meta: z.any() })],
+    ["z.unknown() fields", z.object({ rows: z.unknown(), meta: z.unknown().optional() })],
+    ["z.custom() rows", z.object({ rows: z.custom<unknown>(() => true), meta: z.object({ k: z.number() }).optional() })],
+    ["a loose object", z.looseObject({ rows: z.array(z.object({ id: z.number() })) })],
+    ["a catch-all object", z.object({ rows: z.array(z.record(z.string(), z.number())) }).catchall(z.unknown())],
+    ["records of unknowns", z.object({ rows: z.array(z.record(z.string(), z.unknown())), meta: z.record(z.string(), z.unknown()) })],
+    ["a transform", z.object({ rows: z.array(z.looseObject({})).transform((rows) => rows), meta: z.any() })],
+  ];
+  for (const [label, input] of PASS_THROUGH) {
+    it(`gives a tool with ${label} its own copy of its arguments: what it does to them leaves the call's record alone`, async () => {
+      const meddle = tool({
+        description: "Changes what it is given.",
+        input,
+        run: (args) => {
+          const a = args as { rows: Array<Record<string, unknown>>; extra?: number; meta?: unknown };
+          a.rows.push({ id: 99 });
+          a.rows[0].id = -1;
+          a.extra = 1;
+          if (typeof a.meta === "object" && a.meta !== null) (a.meta as Record<string, unknown>).k = -1;
+          delete a.meta;
+          return a.rows.length;
+        },
+      });
+      const r = await evaluate("(tool/meddle {:rows [{:id 1} {:id 2}] :meta {:k 1}})", { tools: session({ meddle }).specs(false) });
+      expect(r.ok && r.value).toBe(3);
+      // Before: { rows: [{ id: -1 }, { id: 2 }, { id: 99 }], extra: 1 }.
+      expect(r.toolCalls[0].args).toEqual({ rows: [{ id: 1 }, { id: 2 }], meta: { k: 1 } });
+    });
+  }
+
   it("records calls with plain-data arguments and results, errors and durations", async () => {
     const boom = tool({ description: "Fails.", run: () => Promise.reject(new Error("backend down")) });
     const r = await evaluate('(def a (tool/search "x")) (try (tool/boom) (catch e (:message e)))', { tools: session({ search, boom }).specs(false) });
