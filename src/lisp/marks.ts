@@ -1365,12 +1365,14 @@ const NOT_ALNUM = /[^\p{L}\p{N}]/gu;
  * forwards or reversed, replaced by its stand-in: the echoes `Marks.echoed` hides in a result,
  * and pieces of a hidden string: the message is the host's text about the arguments, so a
  * prefix, a segment or the last characters it quotes (`bad token K7Z2Q9-B3M8X`, `ends W5R2`) are
- * derived too. A piece is a run of QUOTED_MIN+ characters; one of fewer than ECHO_MIN letters is
- * hidden only when it is whole words of the message, so that the message's own words keep
- * showing where a word-like argument shares a few letters with them (`tion` of `option`). A
- * hidden number is looked for whole (ECHO_MIN+ digits): its pieces are digits, which a message
- * holds for its own reasons (`<=1000` beside a hidden 10000). `given` pairs each hidden argument
- * with its stand-in.
+ * derived too. A stretch that holds a digit is hidden whole. One of letters only is hidden by
+ * pieces, each found whole in one argument: one of ECHO_MIN+ letters, and a shorter one (of
+ * QUOTED_MIN+) where it is whole words of the message and of the argument (or the argument is
+ * one word), so that the message's own words keep showing where a prose argument holds them
+ * inside its words (`data` of `metadata`), and words that two arguments each hold a few letters
+ * of do not join into one echo. A hidden number is looked for whole (ECHO_MIN+ digits): its
+ * pieces are digits, which a message holds for its own reasons (`<=1000` beside a hidden 10000).
+ * `given` pairs each hidden argument with its stand-in.
  */
 export function hideRewritten(text: string, given: Array<[string | number, string]>): string {
   // The QUOTED_MIN-character runs of each hidden string's compact text, forwards and reversed, that
@@ -1378,7 +1380,8 @@ export function hideRewritten(text: string, given: Array<[string | number, strin
   const whole = compactText(text);
   const inText = new Set<string>();
   for (let k = 0; k + QUOTED_MIN <= whole.length; k++) inText.add(whole.slice(k, k + QUOTED_MIN));
-  const grams = new Map<string, string>();
+  const grams = new Map<string, number[]>();
+  const forms: ArgForm[] = [];
   const numbers: Array<[string, string]> = [];
   for (const [value, shown] of inText.size === 0 ? [] : given) {
     if (typeof value === "number") {
@@ -1386,64 +1389,191 @@ export function hideRewritten(text: string, given: Array<[string | number, strin
       continue;
     }
     const c = compactText(value);
-    for (const form of [c, reversed(c)]) {
+    for (const reverse of [false, true]) {
+      const form = reverse ? reversed(c) : c;
+      let at = -1;
       for (let k = 0; k + QUOTED_MIN <= form.length; k++) {
         const g = form.slice(k, k + QUOTED_MIN);
-        if (inText.has(g) && !grams.has(g)) grams.set(g, shown);
+        if (!inText.has(g)) continue;
+        if (at < 0) at = forms.push({ text: form, shown, value, reverse }) - 1;
+        const list = grams.get(g);
+        if (list === undefined) grams.set(g, [at]);
+        else if (list[list.length - 1] !== at) list.push(at);
       }
     }
   }
   const wholes = numbers.filter(([q]) => whole.includes(q));
   // Most messages hold no echo: the positions below are worked out only for one that does.
   if (grams.size === 0 && wholes.length === 0) return text;
+  const pieces: Pieces = { grams, forms, wholes, budget: SPLIT_BUDGET };
   // Stand-ins already in the message name places (`data/_creds :token`): only the text between them is searched.
-  if (!text.includes(STAND_IN_OPEN)) return hidePieces(text, grams, wholes);
+  if (!text.includes(STAND_IN_OPEN)) return hidePieces(text, pieces);
   return text
     .split(STAND_INS)
-    .map((part, i) => (i % 2 === 1 ? part : hidePieces(part, grams, wholes)))
+    .map((part, i) => (i % 2 === 1 ? part : hidePieces(part, pieces)))
     .join("");
 }
 
-/** `text` with the stretches `hideRewritten` hides replaced by the stand-in of the argument they are from: runs of a string (`grams`), whole numbers (`wholes`). */
-function hidePieces(text: string, grams: ReadonlyMap<string, string>, wholes: ReadonlyArray<[string, string]>): string {
-  // The text's letters and digits as compactText keeps them, each with the stretch it came from.
-  let c = "";
-  const from: number[] = [];
-  const to: number[] = [];
+/** A hidden string's compact text, forwards or reversed, that a message may hold pieces of. */
+interface ArgForm {
+  readonly text: string;
+  readonly shown: string;
+  readonly value: string;
+  readonly reverse: boolean;
+  /** Where its words start and end in `text` (worked out when a short piece asks). */
+  words?: { starts: Uint8Array; ends: Uint8Array; one: boolean };
+}
+
+/** What `hidePieces` looks for: each run of QUOTED_MIN characters with the forms that hold it, the forms, the whole numbers, and what is left of its budget. */
+interface Pieces {
+  readonly grams: ReadonlyMap<string, readonly number[]>;
+  readonly forms: ArgForm[];
+  readonly wholes: ReadonlyArray<[string, string]>;
+  budget: number;
+}
+
+/**
+ * The substring checks one message may spend splitting stretches into pieces: past them, what is
+ * left of a stretch is hidden whole, as an echo (a message of a million characters made of an
+ * argument's words would otherwise cost a check per word per argument).
+ */
+const SPLIT_BUDGET = 100_000;
+
+/** The message's letters and digits as compactText keeps them, each with the stretch of text it came from. */
+function compactMap(text: string): { c: string; from: Int32Array; to: Int32Array } {
+  const chars: string[] = [];
+  let from: Int32Array = new Int32Array(Math.max(16, text.length));
+  let to: Int32Array = new Int32Array(from.length);
+  let n = 0;
   for (let i = 0; i < text.length; ) {
     ESCAPE_AT.lastIndex = i;
     const m = ESCAPE_AT.exec(text);
     const ch = m === null ? String.fromCodePoint(text.codePointAt(i) as number) : String.fromCharCode(parseInt(m[1] ?? m[2], 16));
     const end = i + (m === null ? ch.length : m[0].length);
     for (const k of ch.toLowerCase().replace(NOT_ALNUM, "")) {
-      c += k;
-      from.push(i);
-      to.push(end);
+      // A lower case of more characters than the text's (`İ`) may outgrow the arrays.
+      if (n === from.length) {
+        from = grown(from);
+        to = grown(to);
+      }
+      chars.push(k);
+      from[n] = i;
+      to[n] = end;
+      n++;
     }
     i = end;
   }
-  // Which of them a run of an argument covers, and the argument's stand-in.
+  return { c: chars.join(""), from: from.subarray(0, n), to: to.subarray(0, n) };
+}
+
+function grown(xs: Int32Array): Int32Array {
+  const out = new Int32Array(xs.length * 2);
+  out.set(xs);
+  return out;
+}
+
+/** Whether compact characters a..b are whole words of the text they map to: nothing of a word on either side. */
+function wholeWords(from: Int32Array, to: Int32Array, a: number, b: number): boolean {
+  return (a === 0 || from[a] !== to[a - 1]) && (b === from.length - 1 || to[b] !== from[b + 1]);
+}
+
+/** Whether `piece` stands in a form as whole words of its argument, or the argument is one word. */
+function wordsOfArgument(form: ArgForm, piece: string): boolean {
+  if (form.words === undefined) {
+    const { from, to } = compactMap(form.value);
+    const len = from.length;
+    const starts = new Uint8Array(len);
+    const ends = new Uint8Array(len);
+    let one = true;
+    for (let k = 0; k < len; k++) {
+      const start = k === 0 || from[k] !== to[k - 1];
+      if (start && k > 0) one = false;
+      // Read backwards, a word's end is where it starts.
+      const at = form.reverse ? len - 1 - k : k;
+      if (start) (form.reverse ? ends : starts)[at] = 1;
+      if (k === len - 1 || to[k] !== from[k + 1]) (form.reverse ? starts : ends)[at] = 1;
+    }
+    form.words = { starts, ends, one };
+  }
+  const { starts, ends, one } = form.words;
+  if (one) return true;
+  for (let k = form.text.indexOf(piece); k >= 0; k = form.text.indexOf(piece, k + 1)) if (starts[k] === 1 && ends[k + piece.length - 1] === 1) return true;
+  return false;
+}
+
+/** `text` with the stretches `hideRewritten` hides replaced by the stand-in of the argument they are from. */
+function hidePieces(text: string, pieces: Pieces): string {
+  const { c, from, to } = compactMap(text);
+  // Which characters some argument's run covers (the first such argument's stand-in), and whole numbers'.
   const covered: Array<string | undefined> = new Array<string | undefined>(c.length);
   for (let k = 0; k + QUOTED_MIN <= c.length; k++) {
-    const shown = grams.get(c.slice(k, k + QUOTED_MIN));
-    if (shown !== undefined) for (let j = k; j < k + QUOTED_MIN; j++) covered[j] ??= shown;
+    const at = pieces.grams.get(c.slice(k, k + QUOTED_MIN));
+    if (at === undefined) continue;
+    const shown = pieces.forms[at[0]].shown;
+    for (let j = k; j < k + QUOTED_MIN; j++) covered[j] ??= shown;
   }
-  for (const [q, shown] of wholes) for (let k = c.indexOf(q); k >= 0; k = c.indexOf(q, k + 1)) for (let j = k; j < k + q.length; j++) covered[j] ??= shown;
+  for (const [q, shown] of pieces.wholes) for (let k = c.indexOf(q); k >= 0; k = c.indexOf(q, k + 1)) for (let j = k; j < k + q.length; j++) covered[j] ??= shown;
   let out = "";
   let at = 0;
+  const hide = (a: number, b: number, shown: string): void => {
+    out += text.slice(at, from[a]) + shown;
+    at = to[b];
+  };
   for (let a = 0; a < c.length; a++) {
     const shown = covered[a];
     if (shown === undefined) continue;
     let b = a;
     while (b + 1 < c.length && covered[b + 1] !== undefined) b++;
-    const words = (a === 0 || from[a] !== to[a - 1]) && (b === c.length - 1 || to[b] !== from[b + 1]);
-    if (words || b - a + 1 >= ECHO_MIN || DIGIT.test(c.slice(a, b + 1))) {
-      out += text.slice(at, from[a]) + shown;
-      at = to[b];
-    }
+    if (DIGIT.test(c.slice(a, b + 1))) hide(a, b, shown);
+    else splitStretch(c, from, to, a, b, pieces, shown, hide);
     a = b;
   }
   return at === 0 ? text : out + text.slice(at);
+}
+
+/**
+ * Hides the pieces of the letters a..b that one argument holds whole, each found from where the
+ * last ended, longest first: ECHO_MIN+ letters, or fewer that are whole words of both texts
+ * (looked for from each letter on, where the piece there is shorter).
+ * `shown` is the stand-in of the stretch's first argument.
+ */
+function splitStretch(c: string, from: Int32Array, to: Int32Array, a: number, b: number, pieces: Pieces, shown: string, hide: (a: number, b: number, shown: string) => void): void {
+  for (let p = a; p + QUOTED_MIN <= b + 1; ) {
+    // Out of checks: the rest is hidden whole, as an echo would be (never shown for want of a look).
+    if (pieces.budget <= 0) return hide(p, b, shown);
+    const start = pieces.grams.get(c.slice(p, p + QUOTED_MIN));
+    if (start === undefined) {
+      p++;
+      continue;
+    }
+    let holders = start;
+    let q = p + QUOTED_MIN - 1;
+    while (q < b && pieces.budget > 0) {
+      const longer = c.slice(p, q + 2);
+      const still = holders.filter((f) => pieces.forms[f].text.includes(longer));
+      pieces.budget -= holders.length;
+      if (still.length === 0) break;
+      holders = still;
+      q++;
+    }
+    if (q + 1 - p >= ECHO_MIN) {
+      hide(p, q, pieces.forms[holders[0]].shown);
+      p = q + 1;
+      continue;
+    }
+    // Shorter: the longest of its starts that is whole words of the message (`then` of `thenthe`
+    // read across `then they`), if whole words of an argument that holds it.
+    let end = q;
+    while (end >= p + QUOTED_MIN - 1 && !wholeWords(from, to, p, end)) end--;
+    const piece = c.slice(p, end + 1);
+    const holder = end < p + QUOTED_MIN - 1 ? undefined : start.find((f) => pieces.forms[f].text.includes(piece) && wordsOfArgument(pieces.forms[f], piece));
+    pieces.budget -= start.length;
+    if (holder === undefined) p++;
+    else {
+      hide(p, end, pieces.forms[holder].shown);
+      p = end + 1;
+    }
+  }
 }
 
 const DIGIT = /\p{N}/u;
