@@ -22,6 +22,8 @@ import { percentText } from "../../src/compaction/figures.js";
 import type { Llm } from "../../src/llm/types.js";
 import { measure, probePattern } from "../../src/harness/measure.js";
 import { messageText } from "../../src/llm/messages.js";
+import { readViewerInput } from "../../src/viewer/input.js";
+import { projectReport } from "../../src/viewer/report.js";
 import { loadTranscripts, parseTranscripts, TranscriptError, type Transcript } from "../../src/harness/transcript.js";
 import { saveRun } from "../../src/agent/resume.js";
 import { runStateToJson } from "../../src/trace/run-state.js";
@@ -230,7 +232,7 @@ describe("compareStrategies", () => {
     // Its figures are calm's alone, and compared with full's on calm alone.
     const calmAlone = await compareStrategies([calm], ["fragile"], { models, registry });
     expect(fragile.totals).toEqual({ ...calmAlone.rows[1].totals, compactionMs: fragile.totals.compactionMs });
-    expect(fragile.reduction).toBeCloseTo(calmAlone.rows[1].reduction, 12);
+    expect(fragile.reduction).toBeCloseTo(calmAlone.rows[1].reduction as number, 12);
     expect(fragile.costRatio).toBeCloseTo(calmAlone.rows[1].costRatio as number, 12);
     // The rest is whole.
     const whole = await compareStrategies([calm, booking], [window], { models });
@@ -244,6 +246,54 @@ describe("compareStrategies", () => {
     expect(probeNeedsText(fullLast)).toBe(probeNeedsText(r));
     expect(probeNeedsText(r)).toMatch(/^probe needs: 1 counted/);
     expect(renderHtml(r)).toContain("fragile failed on 1 of 2 transcripts");
+  });
+
+  // A strategy that threw on every conversation read "0 tokens, 0.0% reduction, 1.000x, never
+  // triggered": a ratio of nothing to nothing, no effect where it failed. The failure was said only
+  // in a note under the table.
+  it("shows a strategy that failed on every transcript as failed, with no reduction or cost ratio, in the table, the page, the JSON and the viewer", async () => {
+    const registry = withFragile((stored) => {
+      if (stored.length > 1) throw new TypeError("boom");
+      return null;
+    });
+    const calm: Transcript = { id: "calm", messages: [{ role: "user", content: "hi" }, { role: "assistant", content: "hello" }, { role: "user", content: "and?" }, { role: "assistant", content: "that is all" }] };
+    const r = await compareStrategies([calm, booking], ["fragile", { name: "sliding-window", options: { turns: 1 } }], { models: ["gpt-4o", "claude-sonnet-4"], registry });
+    const [full, fragile, win] = r.rows;
+    expect(fragile.failures.map((f) => f.id)).toEqual(["calm", "booking"]);
+    expect([fragile.reduction, fragile.costRatio, fragile.costRatios]).toEqual([null, null, [null, null]]);
+    expect([full.failures.length, win.failures.length, typeof win.reduction, typeof win.costRatio]).toEqual([0, 0, "number", "number"]);
+    const table = renderTable(r);
+    expect(table).toMatch(/\nstrategy +failed +input tokens +reduction /);
+    // Every figure of its row n/a, and its failed count beside its name; the others failed nowhere.
+    expect(table).toMatch(/\nfragile +2 of 2( +n\/a){14}\n/);
+    expect(table).toMatch(/\nfull {6,}[\d,]+ +0\.0% /);
+    expect(table).not.toMatch(/never triggered/);
+    const html = renderHtml(r);
+    expect(html).toContain(`<td>fragile</td><td>2 of 2</td>${"<td>n/a</td>".repeat(13)}</tr>`);
+    expect(html).not.toMatch(/fragile: (0 tokens|cost)/);
+    // Written as JSON and read back, the viewer opens it and shows no ratio either.
+    const json = JSON.parse(JSON.stringify(r)) as typeof r;
+    expect(json.rows[1].reduction).toBeNull();
+    const input = readViewerInput("report.json", JSON.stringify(r));
+    expect(input.kind).toBe("report");
+    if (input.kind === "report") expect(projectReport(input.report, "report.json", "r").rows[1]).toMatchObject({ strategy: "fragile", reduction: null, costRatio: null, idle: "n/a" });
+  });
+
+  it("counts a strategy's failures in its row when it failed on some transcripts; its figures are those of the others", async () => {
+    const registry = withFragile((stored) => {
+      if (stored.some((m) => messageText(m).includes("Zed"))) throw new TypeError("boom");
+      return stored.length > 2 ? { messages: stored.slice(-1) } : null;
+    });
+    const calm: Transcript = { id: "calm", messages: [{ role: "user", content: "hi" }, { role: "assistant", content: "hello" }, { role: "user", content: "and?" }, { role: "assistant", content: "that is all" }] };
+    const r = await compareStrategies([calm, booking, { ...booking, id: "booking-2" }], ["fragile"], { models, registry });
+    const fragile = r.rows[1];
+    expect(fragile.failures).toHaveLength(2);
+    const alone = await compareStrategies([calm], ["fragile"], { models, registry });
+    expect(fragile.reduction).toBeCloseTo(alone.rows[1].reduction as number, 12);
+    expect(renderTable(r)).toMatch(new RegExp(`\\nfragile +2 of 3 +${fragile.totals.inputTokens} +${percentText(fragile.reduction as number).replace(".", "\\.")} `));
+    expect(renderHtml(r)).toContain("<td>fragile</td><td>2 of 3</td>");
+    // Without a failure there is no failed column.
+    expect(renderTable(alone)).not.toMatch(/ failed /);
   });
 
   it("fails the cell of a strategy whose cache breakpoints throw or are no list, and goes on with the rest", async () => {
