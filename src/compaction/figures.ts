@@ -42,8 +42,14 @@ export const NOT_MEASURED = "n/a";
 /** 1 - tokens / full's over the requests both were measured on; null without one (the strategy failed on every transcript). */
 export const reductionOf = (tokens: number, fullTokens: number): number | null => (fullTokens === 0 ? null : 1 - tokens / fullTokens);
 
-/** A row's failed transcripts as its table cell: "2 of 3", or nothing when it failed on none. */
-export const failedText = (failed: number, transcripts: number): string => (failed === 0 ? "" : `${failed} of ${transcripts}`);
+/**
+ * A row's failures as its table cell: the transcripts its strategy failed on ("2 of 3", left out of
+ * its figures) and those where a summary failed ("summary in 1 of 3", sent without it, in its
+ * figures); nothing when none failed.
+ */
+export function failedText(failed: number, summaryFailed: number, transcripts: number): string {
+  return [failed === 0 ? "" : `${failed} of ${transcripts}`, summaryFailed === 0 ? "" : `summary in ${summaryFailed} of ${transcripts}`].filter((x) => x !== "").join(", ");
+}
 
 /**
  * What a compare row that never sent less than everything shows instead of its retention (which

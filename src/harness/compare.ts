@@ -295,14 +295,15 @@ export function idleLabel(row: StrategyRow): string | undefined {
 
 /**
  * The strategies' table as cells, a header and a row per strategy: the terminal's and the HTML
- * page's (`time`: the compaction's milliseconds too). Where a strategy failed on some transcripts
- * a failed column says on how many; a row measured on none reads NOT_MEASURED throughout.
+ * page's (`time`: the compaction's milliseconds too). Where a strategy or its summaries failed on
+ * some transcripts a failed column says on how many; a row measured on none reads NOT_MEASURED throughout.
  */
 export function reportCells(r: CompareReport, time: boolean): { head: string[]; rows: string[][] } {
-  const failing = r.rows.some((row) => row.failures.length > 0);
+  const failedOf = (row: StrategyRow): string => failedText(row.failures.length, row.perTranscript.filter((p) => p.metrics.summaryFailures > 0).length, r.transcripts);
+  const failing = r.rows.some((row) => failedOf(row) !== "");
   const head = ["strategy", ...(failing ? ["failed"] : []), "input tokens", "reduction", "peak prompt", ...r.models.map((m) => `cost ${m.model}`), "cache breaks", "retention", "≤6 back", "7-20", ">20", ">6", "short", "llm calls", ...(time ? ["ms"] : [])];
   const rows = r.rows.map((row) => {
-    const named = [row.strategy, ...(failing ? [failedText(row.failures.length, r.transcripts)] : [])];
+    const named = [row.strategy, ...(failing ? [failedOf(row)] : [])];
     if (row.reduction === null) return [...named, ...Array<string>(head.length - named.length).fill(NOT_MEASURED)];
     // A strategy that never sent less than everything measured nothing: say so instead of 100%.
     const idle = idleLabel(row);

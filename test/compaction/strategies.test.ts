@@ -20,8 +20,9 @@ import { knownNamesOf, type Conversation, type Json, type KnownNames } from "../
 import { roleOrderProblems } from "../../src/compaction/messages.js";
 import { promptTokens, TOKENS_PER_REPLY } from "../../src/compaction/tokens.js";
 import { scriptedLlm } from "../../src/llm/scripted.js";
+import { LlmError } from "../../src/llm/errors.js";
 import { messageText } from "../../src/llm/messages.js";
-import type { ChatMessage } from "../../src/llm/types.js";
+import type { ChatMessage, Llm } from "../../src/llm/types.js";
 import { assistant, call, chat, result, sys, user } from "./conversations.js";
 
 const summaryReply = (text: string): string => JSON.stringify({ ConversationSummary: text });
@@ -523,6 +524,24 @@ describe("goal-boundary's LLM detector", () => {
     expect(question).toContain("Now a taxi please.");
     expect(question).toContain("Ends at the station.");
     expect(question).toMatch(/characters omitted/);
+  });
+});
+
+describe("goal-boundary's LLM detector when the model fails", () => {
+  // A failed detector call read as "no new goal" and said nothing: with the model down,
+  // goal-boundary never summarized and ptc compare called it "never triggered" at 1.017x.
+  it("reports each failed call as a failed compaction call, with the message it was about", async () => {
+    const down: Llm = { name: "down", complete: () => Promise.reject(new Error("connect ECONNREFUSED 127.0.0.1:9")) };
+    const messages = [...multiGoalHead, user("Thanks! Now I need a taxi from the station."), assistant("A taxi is booked.")];
+    const r = await compact(messages, "goal-boundary", { llm: down });
+    expect(r.messages).toEqual(messages);
+    expect(r.events.filter((e) => e.kind === "summary_failed")).toEqual([3, 5].map((i) => ({ kind: "summary_failed", messageIndex: i, detail: "llm goal detector failed: connect ECONNREFUSED 127.0.0.1:9" })));
+    // Charged as a failed summary call is: what the provider reported, here nothing (it charged
+    // each refused call as made, its prompt as paid: 23 calls and 1.017x full on 3 SGD dialogues).
+    expect([r.stats.llmCalls, r.stats.llmInputTokens, r.stats.llmOutputTokens]).toEqual([0, 0, 0]);
+    const billed: Llm = { name: "billed", complete: () => Promise.reject(new LlmError("malformed", "no text in the reply", { usage: { inputTokens: 700, outputTokens: 5, cachedTokens: 0 } })) };
+    const paid = await compact(messages, "goal-boundary", { llm: billed });
+    expect([paid.stats.llmCalls, paid.stats.llmInputTokens, paid.stats.llmOutputTokens]).toEqual([2, 1400, 10]);
   });
 });
 

@@ -434,7 +434,33 @@ describe("a summarizer that fails", () => {
     expect(table).not.toMatch(/never triggered/);
     expect(table).toMatch(/\nrolling-summary:roundsToCompress=1,roundsToRetain=1 .*summaries failed/);
     expect(table).toContain(`rolling-summary:roundsToCompress=1,roundsToRetain=1: a summary failed at ${row.totals.summaryFailures} requests in 2 of 2 transcripts`);
+    // Its row says so beside its name: 0.0% and 1.000x are what it sent without its summaries.
+    expect(table).toMatch(/\nstrategy +failed +input tokens /);
+    expect(table).toMatch(/\nrolling-summary:roundsToCompress=1,roundsToRetain=1 +summary in 2 of 2 +[\d,]+ +0\.0% /);
     expect(renderHtml(r)).toContain("summaries failed");
+    expect(renderHtml(r)).toContain("<td>rolling-summary:roundsToCompress=1,roundsToRetain=1</td><td>summary in 2 of 2</td>");
+  });
+
+  it("says goal-boundary's goal detector failed, not that the strategy never triggered", async () => {
+    const down: Llm = { name: "down", complete: () => Promise.reject(new Error("connect ECONNREFUSED")) };
+    const r = await compareStrategies([booking, { ...booking, id: "booking-2" }], ["goal-boundary"], { models, llm: down });
+    expect(r.rows[1].totals.summaryFailures).toBeGreaterThan(0);
+    expect(renderTable(r)).toMatch(/\ngoal-boundary +summary in 2 of 2 +[\d,]+ +0\.0% .* summaries failed /);
+  });
+
+  it("says in the row of a strategy whose summaries failed on some transcripts on how many, not only in a note under the table", async () => {
+    // The summarizer fails on the booking conversations only: the row's figures mix prompts sent
+    // with summaries and prompts sent without, and read like any other row.
+    const flaky: Llm = { name: "flaky", complete: ({ messages }) => (messages.some((m) => messageText(m).includes("Zed")) ? Promise.reject(new Error("upstream 503")) : Promise.resolve({ content: JSON.stringify({ ConversationSummary: "Asked for a table; booked." }) })) };
+    const other: Transcript = { ...booking, id: "other", messages: booking.messages.map((m) => ({ ...m, content: String(m.content).replace(/Zed/g, "Amy") })), probes: [] };
+    const spec = { name: "rolling-summary", options: { roundsToCompress: 1, roundsToRetain: 1 } };
+    const r = await compareStrategies([booking, other, { ...booking, id: "booking-2" }], [spec], { models, llm: flaky });
+    const row = r.rows[1];
+    expect(row.triggered).toBe(true);
+    expect(row.perTranscript.map((p) => p.metrics.summaryFailures > 0)).toEqual([true, false, true]);
+    expect(renderTable(r)).toMatch(/\nrolling-summary:roundsToCompress=1,roundsToRetain=1 +summary in 2 of 3 +[\d,]+ /);
+    // The others failed nowhere: their cell is empty.
+    expect(renderTable(r)).toMatch(/\nfull {10,}[\d,]+ +0\.0% /);
   });
 });
 

@@ -117,6 +117,8 @@ export const goalBoundaryStrategy: StrategyDefinition<z.output<typeof schema>> =
           if (messages[i].role !== "user") continue;
           const d = await detector.isNewGoal(messages, i, goalStart, context);
           addSpend(spend, { calls: d.llmCalls, inputTokens: d.inputTokens, outputTokens: d.outputTokens });
+          // A call that failed decided nothing: said, or a model that is down reads as one goal throughout.
+          if (d.failed !== undefined) events.push({ kind: "summary_failed", messageIndex: i, detail: `${detector.name} goal detector failed: ${d.failed}` });
           if (d.newGoal) {
             boundaries.push(i);
             goalStart = i;
