@@ -510,6 +510,36 @@ describe("goal-boundary", () => {
     const reset = await compact(early, "goal-boundary", { state: first.state });
     expect(reset.events[0]).toMatchObject({ kind: "skipped", detail: expect.stringContaining("goal state reset") });
   });
+
+  // An app keeps what it was sent: the goal summary came back as a message after the task, and
+  // was summarized as one more goal ("Goal 1:\nassistant: Summary; 1 earlier; 1; PP42"): its header
+  // words became facts and its facts were lost (20 of 30 SGD dialogues replayed so ended so).
+  it("takes a summary it wrote that the app stored back as its earlier goals: compacting again neither re-summarizes it nor drops its facts", async () => {
+    const first = await compact(multiGoal, "goal-boundary");
+    const summary = String(first.messages[2].content);
+    expect(summary).toMatch(/^\[Summary of 1 earlier goal\]\nGoal 1:\n/);
+    // Stored as sent and sent again: no goal has ended since, so nothing changes.
+    const again = await compact(first.messages, "goal-boundary");
+    expect(again.events.filter((e) => e.kind === "compacted")).toEqual([]);
+    expect(again.messages.map((m) => m.content)).toEqual(first.messages.map((m) => m.content));
+    // A third goal: the taxi's is summarized after the stored one, which stays as written.
+    const grown = [...first.messages, user("Great. Now find me a hotel near the museum for two nights."), assistant("The Museum Inn has a double for two nights at 90 pounds a night, booking HX7.")];
+    const next = await compact(grown, "goal-boundary");
+    expect(next.events.filter((e) => e.kind === "compacted")).toEqual([{ kind: "compacted", messageIndex: 3, replaced: 4 }]);
+    const folded = String(next.messages[2].content);
+    expect(folded).toMatch(/^\[Summary of 2 earlier goals\]\nGoal 1:\n/);
+    expect(folded).toContain(`${summary.split("\n").slice(1).join("\n")}\nGoal 2:\n`);
+    expect(folded).not.toMatch(/Summary; |earlier;/);
+    expect(next.messages.slice(3)).toEqual(grown.slice(7));
+    // Given the state of the first pass (a proxy keeps it), which no longer fits the history: the same.
+    expect((await compact(grown, "goal-boundary", { state: first.state })).messages).toEqual(next.messages);
+    // A model summarizer is not given it to summarize.
+    const llm = scriptedLlm([summaryReply("[done] taxi from the station booked, a white Skoda")]);
+    const paid = await compact(grown, { name: "goal-boundary", options: { detector: "domain" } }, { llm });
+    expect(llm.requests).toHaveLength(1);
+    expect(String(llm.requests[0].messages[0].content)).not.toContain("[Summary of");
+    expect(String(paid.messages[2].content)).toMatch(/^\[Summary of 2 earlier goals\. Requests marked \[done\] .*\]\nGoal 1:\n[\s\S]*\nGoal 2:\n\[done\] taxi from the station booked/);
+  });
 });
 
 describe("goal-boundary's LLM detector", () => {
