@@ -143,8 +143,18 @@ export async function checkStrategies(strategies: ReadonlyArray<StrategySpec | s
     if (first !== undefined) throw new Error(`compaction: strategy ${specLabel(s)} is given twice${specLabel(first) === specLabel(s) ? "" : ` (as ${specLabel(first)})`}: it would be measured twice`);
     seen.set(key, s);
     // Bounded as every call the replay makes is: a strategy that never settles must not hold the run here either.
-    if (llm === undefined) await boundedCall(async (signal) => built.project({ messages: [{ role: "user", content: "?" }] }, built.initialState(), { signal }), timeoutMs, undefined, `strategy ${built.name}`);
+    if (llm === undefined) await boundedCall(async (signal) => built.project({ messages: [{ role: "user", content: "?" }] }, built.initialState(), { signal }), timeoutMs, undefined, `strategy ${built.name}`).catch(needsWhatRunLacks);
   }
+}
+
+/**
+ * Rethrows what a probe found the run cannot serve (the compaction's own "compaction: ..." errors:
+ * a summarizer or detector "llm" without one). Anything else the strategy throws is its failure,
+ * which the replay names per transcript, as it does when the run has a model: let out here, it
+ * ended the run with the strategy's bare error, no strategy or transcript named.
+ */
+function needsWhatRunLacks(e: unknown): void {
+  if (e instanceof Error && e.message.startsWith("compaction:")) throw e;
 }
 
 /**

@@ -8,6 +8,7 @@ import { afterAll, beforeAll, describe, expect, it, vi } from "vitest";
 import { startFakeUpstream, type FakeUpstream } from "../support/fake-openai.js";
 import { localServer } from "../support/local-server.js";
 import { openaiLlm } from "../../src/llm/openai.js";
+import { scriptedLlm } from "../../src/llm/scripted.js";
 import { modelPrice } from "../../src/compaction/prices.js";
 import { promptTokens } from "../../src/compaction/tokens.js";
 import { runCli } from "../../src/cli/commands.js";
@@ -277,6 +278,26 @@ describe("compareStrategies", () => {
     const input = readViewerInput("report.json", JSON.stringify(r));
     expect(input.kind).toBe("report");
     if (input.kind === "report") expect(projectReport(input.report, "report.json", "r").rows[1]).toMatchObject({ strategy: "fragile", reduction: null, costRatio: null, idle: "n/a" });
+  });
+
+  it("measures a strategy that throws on any conversation as failed on each, with or without a model, not as the run's crash", async () => {
+    // Without a model, the check for strategies that need one projected a one-message
+    // conversation and let the throw out: compareStrategies rejected with the strategy's bare
+    // "TypeError: boom", no strategy or transcript named and nothing reported; with a model the
+    // same strategy was measured and failed on each transcript.
+    const registry = withFragile(() => {
+      throw new TypeError("boom");
+    });
+    const llm = scriptedLlm([]);
+    for (const options of [{ models, registry }, { models, registry, llm }]) {
+      const r = await compareStrategies([booking, { ...booking, id: "booking-2" }], ["fragile"], options);
+      expect(r.rows[1].failures.map((f) => f.message)).toEqual(["booking", "booking-2"].map((id) => `strategy fragile failed on transcript ${id} at the request for message 2: TypeError: boom`));
+      expect(r.rows[1].reduction).toBeNull();
+    }
+    const caches = await compareUnderCaches([booking], ["fragile"], { registry });
+    expect(caches.rows[1].failures).toHaveLength(1);
+    // What the run cannot serve is still refused before any is measured.
+    await expect(compareStrategies([booking], ["fragile", { name: "rolling-summary", options: { summarizer: "llm" } }], { models, registry })).rejects.toThrow(/^compaction: summarizer "llm" needs an llm/);
   });
 
   it("counts a strategy's failures in its row when it failed on some transcripts; its figures are those of the others", async () => {
