@@ -61,6 +61,8 @@ function agent(): StrategySpec[] {
 const MODELS = ["gpt-4o", "claude-sonnet-4"];
 
 const pct = (x: number | null): string => (x === null ? "-" : percentText(x));
+// A row measured on no request (its strategy failed everywhere) ranks below every other.
+const saved = (r: StrategyRow): number => r.reduction ?? -Infinity;
 const summarizing = (r: StrategyRow): boolean => r.kind === "strategy" && r.triggered && !r.strategy.startsWith("sliding-window") && r.strategy !== "full" && !/summarizer=copy/.test(r.strategy);
 
 /**
@@ -74,13 +76,13 @@ function verdict(r: CompareReport): string {
   const lines = r.rows
     .filter((w) => w.kind === "strategy" && w.triggered && w.strategy.startsWith("sliding-window"))
     .map((w) => {
-      const s = best(r.rows.filter((x) => summarizing(x) && x.reduction >= w.reduction));
+      const s = best(r.rows.filter((x) => summarizing(x) && saved(x) >= saved(w)));
       if (s === undefined) return `verdict: ${w.strategy} (${pct(w.reduction)} fewer tokens, far facts ${pct(w.retentionByDistance.beyond6)}): no summarizing row saves as much`;
       const [sf, wf] = [s.retentionByDistance.beyond6 ?? 0, w.retentionByDistance.beyond6 ?? 0];
       const outcome = sf > wf ? "summary keeps more" : sf === 1 && wf === 1 ? "both keep every far fact" : "summary does NOT keep more";
       return `verdict: ${w.strategy} ${pct(w.reduction)} fewer tokens, far facts ${pct(w.retentionByDistance.beyond6)}; ${s.strategy} ${pct(s.reduction)}, far facts ${pct(s.retentionByDistance.beyond6)} (${outcome})`;
     });
-  const forty = best(r.rows.filter((x) => summarizing(x) && x.reduction >= 0.4));
+  const forty = best(r.rows.filter((x) => summarizing(x) && saved(x) >= 0.4));
   lines.push(
     forty === undefined
       ? "verdict: no summarizing row sends 40% fewer tokens than full"

@@ -33,12 +33,32 @@ export const costRatio = (cost: number, fullCost: number): number | null => (ful
 export const costRatioText = (ratio: number | null, cost: number): string => (ratio === null ? `${dollarsText(cost)} vs $0` : ratioText(ratio));
 
 /**
+ * What a report prints for every figure of a row measured on no request: its strategy failed on
+ * each transcript. Its sums of nothing against nothing read "0.0%" saved at "1.000x", no effect
+ * where it had failed.
+ */
+export const NOT_MEASURED = "n/a";
+
+/** 1 - tokens / full's over the requests both were measured on; null without one (the strategy failed on every transcript). */
+export const reductionOf = (tokens: number, fullTokens: number): number | null => (fullTokens === 0 ? null : 1 - tokens / fullTokens);
+
+/**
+ * A row's failures as its table cell: the transcripts its strategy failed on ("2 of 3", left out of
+ * its figures) and those where a summary failed ("summary in 1 of 3", sent without it, in its
+ * figures); nothing when none failed.
+ */
+export function failedText(failed: number, summaryFailed: number, transcripts: number): string {
+  return [failed === 0 ? "" : `${failed} of ${transcripts}`, summaryFailed === 0 ? "" : `summary in ${summaryFailed} of ${transcripts}`].filter((x) => x !== "").join(", ");
+}
+
+/**
  * What a compare row that never sent less than everything shows instead of its retention (which
  * would read 100%, measuring nothing), or undefined for a row that did, full and the floors: its
- * trigger never fired, or it fired and every summary failed. A row without `triggered` (a report
- * written before it) gets none.
+ * trigger never fired, or it fired and every summary failed; NOT_MEASURED when it was measured on
+ * no request (a null reduction). A row without `triggered` (a report written before it) gets none.
  */
-export function idleText(row: { readonly strategy: string; readonly kind?: string; readonly triggered?: boolean; readonly summaryFailures?: number }): string | undefined {
+export function idleText(row: { readonly strategy: string; readonly kind?: string; readonly triggered?: boolean; readonly summaryFailures?: number; readonly reduction?: number | null }): string | undefined {
+  if (row.reduction === null) return NOT_MEASURED;
   if (row.kind !== "strategy" || row.triggered !== false || row.strategy === "full") return undefined;
   return (row.summaryFailures ?? 0) > 0 ? "summaries failed" : "never triggered";
 }
@@ -58,7 +78,8 @@ export interface CacheTable {
   rows: ReadonlyArray<{
     strategy: string;
     inputTokens: number;
-    reduction: number;
+    /** Null when measured on no request (the strategy failed on every transcript). */
+    reduction: number | null;
     cost: Readonly<Record<string, number>>;
     costRatio: Readonly<Record<string, number | null>>;
     retention: number | null;
@@ -76,15 +97,19 @@ const pctOrNone = (x: number | null): string => (x === null ? "-" : percentText(
 /** The cache models' table as cells, a header and a row per strategy: the terminal's, the HTML page's and the viewer's. */
 export function cacheTableCells(r: CacheTable): { head: string[]; rows: string[][] } {
   const head = ["strategy", "input tokens", "reduction", ...r.models.map((m) => `cost ${m}`), "retention", "far facts", "fired"];
-  const rows = r.rows.map((row) => [
-    row.strategy,
-    row.inputTokens.toLocaleString("en-US"),
-    pctOrNone(row.reduction),
-    ...r.models.map((m) => costRatioText(row.costRatio[m] === undefined ? 1 : row.costRatio[m], row.cost[m] ?? 0)),
-    pctOrNone(row.retention),
-    `${pctOrNone(row.farRetention)} of ${row.farNeeded}`,
-    (row.strategy === "full" ? "-" : row.fired === 0 ? "never" : `${row.fired}/${r.transcripts}`) + (row.failed > 0 ? `, summaries failed in ${row.failed}/${r.transcripts}` : "") + ((row.failures?.length ?? 0) > 0 ? `, failed on ${row.failures?.length}/${r.transcripts} (left out)` : ""),
-  ]);
+  const rows = r.rows.map((row) => {
+    const failed = (row.failures?.length ?? 0) > 0 ? `failed on ${row.failures?.length}/${r.transcripts} (left out)` : "";
+    if (row.reduction === null) return [row.strategy, ...Array<string>(head.length - 2).fill(NOT_MEASURED), failed || NOT_MEASURED];
+    return [
+      row.strategy,
+      row.inputTokens.toLocaleString("en-US"),
+      percentText(row.reduction),
+      ...r.models.map((m) => costRatioText(row.costRatio[m] === undefined ? 1 : row.costRatio[m], row.cost[m] ?? 0)),
+      pctOrNone(row.retention),
+      `${pctOrNone(row.farRetention)} of ${row.farNeeded}`,
+      [row.strategy === "full" ? "-" : row.fired === 0 ? "never" : `${row.fired}/${r.transcripts}`, row.failed > 0 ? `summaries failed in ${row.failed}/${r.transcripts}` : "", failed].filter((x) => x !== "").join(", "),
+    ];
+  });
   return { head, rows };
 }
 

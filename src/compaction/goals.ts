@@ -1,7 +1,7 @@
 // Goal detectors (seed 004): does a user message start a new goal? An LLM detector (one short
 // call per user message, MindTheGoal-style NEW/CONTINUE) and an offline heuristic (low word
 // overlap with the current goal, or an explicit switch phrase).
-import { LlmError } from "../llm/errors.js";
+import { errorText, LlmError } from "../llm/errors.js";
 import { messageText } from "../llm/messages.js";
 import type { ChatMessage } from "../llm/types.js";
 import { cutMiddle, transcript } from "./messages.js";
@@ -12,6 +12,8 @@ import type { CompactionContext } from "./types.js";
 
 export interface GoalDecision {
   readonly newGoal: boolean;
+  /** Why the detector could not decide (its call failed): newGoal is then false. */
+  readonly failed?: string;
   readonly llmCalls: number;
   readonly inputTokens: number;
   readonly outputTokens: number;
@@ -172,9 +174,11 @@ export function llmGoalDetector(options: LlmDetectorOptions = {}): GoalDetector 
         return { newGoal: /^\W*new\b/i.test(r.content), llmCalls: 1, inputTokens: counted(r.usage?.inputTokens, prompt), outputTokens: counted(r.usage?.outputTokens, r.content) };
       } catch (e) {
         if (context.signal?.aborted === true) throw e;
-        // A reply the provider billed but that held no text: its reported usage, not the prompt alone.
+        // Charged as a failed summary call is: a reply the provider billed but that held no text at
+        // its reported usage, a call with no usage (refused, timed out) at nothing.
         const paid = e instanceof LlmError ? e.details.usage : undefined;
-        return { newGoal: false, llmCalls: 1, inputTokens: counted(paid?.inputTokens, prompt), outputTokens: counted(paid?.outputTokens, "") };
+        const spent = paid === undefined ? { llmCalls: 0, inputTokens: 0, outputTokens: 0 } : { llmCalls: 1, inputTokens: counted(paid.inputTokens, prompt), outputTokens: counted(paid.outputTokens, "") };
+        return { newGoal: false, failed: errorText(e), ...spent };
       }
     },
   };

@@ -63,7 +63,7 @@ export interface CompactionContext {
 export type CompactionEventKind =
   | "compacted" // part of the history was replaced (summary, recap, drop)
   | "skipped" // the trigger fired but the strategy decided not to rewrite (nothing old enough, no payback)
-  | "summary_failed" // an LLM summary was empty, invalid or threw; the history went through unsummarized
+  | "summary_failed" // an LLM summary was empty, invalid or threw, or a goal detector's call failed; the history went through unsummarized
   | "circuit_open" // too many consecutive failures: summaries paused until the back-off passes
   | "goal_boundary"; // a new goal was detected at `messageIndex`
 

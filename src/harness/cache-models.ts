@@ -6,7 +6,7 @@
 import { DEFAULT_PRICES, NO_CACHE, type ModelPrice } from "../compaction/prices.js";
 import type { StrategyRegistry, StrategySpec } from "../compaction/registry.js";
 import type { Llm } from "../llm/types.js";
-import { cacheTableCells, costRatio, FAR_MESSAGES } from "../compaction/figures.js";
+import { cacheTableCells, costRatio, FAR_MESSAGES, reductionOf } from "../compaction/figures.js";
 import { checkMeasurable, checkRegistry, checkStrategies, specLabel } from "./compare.js";
 import { measure, StrategyFailure } from "./measure.js";
 import type { Transcript } from "./transcript.js";
@@ -26,9 +26,9 @@ export const CACHE_MODELS: Readonly<Record<string, ModelPrice>> = {
 export interface CacheRow {
   strategy: string;
   inputTokens: number;
-  /** 1 - inputTokens / full's. */
-  reduction: number;
-  /** Dollars per cache model (requests and the compaction's own calls), and the ratio to full's. */
+  /** 1 - inputTokens / full's; null when measured on no request (the strategy failed on every transcript). */
+  reduction: number | null;
+  /** Dollars per cache model (requests and the compaction's own calls), and the ratio to full's (null as the reduction is). */
   cost: Record<string, number>;
   costRatio: Record<string, number | null>;
   /** Probe facts kept where needed, all and far ones (null without probes). */
@@ -159,12 +159,13 @@ export async function compareUnderCaches(transcripts: readonly Transcript[], str
       if (c.compacted) fired++;
       if (c.summaryFailed) failed++;
     });
+    const reduction = reductionOf(inputTokens, fullTokens);
     return {
       strategy: specLabel(spec),
       inputTokens,
-      reduction: fullTokens === 0 ? 0 : 1 - inputTokens / fullTokens,
+      reduction,
       cost,
-      costRatio: Object.fromEntries(names.map((n) => [n, costRatio(cost[n], fullCost[n])])),
+      costRatio: Object.fromEntries(names.map((n) => [n, reduction === null ? null : costRatio(cost[n], fullCost[n])])),
       retention: needed === 0 ? null : kept / needed,
       farRetention: farNeeded === 0 ? null : farKept / farNeeded,
       farNeeded,

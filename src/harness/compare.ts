@@ -1,7 +1,7 @@
 // Strategies side by side over a set of transcripts: totals per strategy, with the reduction
 // against sending every message (the `full` baseline, always measured) and the share of probe
 // facts still in the prompts that need them.
-import { costRatio, costRatioText, dataProblemLines, failureLines, idleText, percentText } from "../compaction/figures.js";
+import { costRatio, costRatioText, dataProblemLines, failedText, failureLines, idleText, NOT_MEASURED, percentText, reductionOf } from "../compaction/figures.js";
 import { modelPrice, type ModelPrice, type PriceTable } from "../compaction/prices.js";
 import type { StrategyRegistry, StrategySpec } from "../compaction/registry.js";
 import { defaultStrategies } from "../history/registry.js";
@@ -18,9 +18,12 @@ export interface StrategyRow {
   strategy: string;
   options: Record<string, unknown>;
   totals: Metrics;
-  /** 1 - inputTokens / full inputTokens. */
-  reduction: number;
-  /** Cost relative to full under the first price model (1 = the same); null when full cost nothing and this did not. */
+  /**
+   * 1 - inputTokens / full inputTokens; null when the row was measured on no request (its
+   * strategy failed on every transcript): its figures are none, not "no saving".
+   */
+  reduction: number | null;
+  /** Cost relative to full under the first price model (1 = the same); null when full cost nothing and this did not, or as the reduction is. */
   costRatio: number | null;
   /** The same under each price model of the report, in order. */
   costRatios: Array<number | null>;
@@ -140,8 +143,18 @@ export async function checkStrategies(strategies: ReadonlyArray<StrategySpec | s
     if (first !== undefined) throw new Error(`compaction: strategy ${specLabel(s)} is given twice${specLabel(first) === specLabel(s) ? "" : ` (as ${specLabel(first)})`}: it would be measured twice`);
     seen.set(key, s);
     // Bounded as every call the replay makes is: a strategy that never settles must not hold the run here either.
-    if (llm === undefined) await boundedCall(async (signal) => built.project({ messages: [{ role: "user", content: "?" }] }, built.initialState(), { signal }), timeoutMs, undefined, `strategy ${built.name}`);
+    if (llm === undefined) await boundedCall(async (signal) => built.project({ messages: [{ role: "user", content: "?" }] }, built.initialState(), { signal }), timeoutMs, undefined, `strategy ${built.name}`).catch(needsWhatRunLacks);
   }
+}
+
+/**
+ * Rethrows what a probe found the run cannot serve (the compaction's own "compaction: ..." errors:
+ * a summarizer or detector "llm" without one). Anything else the strategy throws is its failure,
+ * which the replay names per transcript, as it does when the run has a model: let out here, it
+ * ended the run with the strategy's bare error, no strategy or transcript named.
+ */
+function needsWhatRunLacks(e: unknown): void {
+  if (e instanceof Error && e.message.startsWith("compaction:")) throw e;
 }
 
 /**
@@ -253,16 +266,18 @@ export async function compareStrategies(transcripts: readonly Transcript[], stra
     messages: transcripts.reduce((n, t) => n + t.messages.length, 0),
     rows: specs.map((spec, i) => {
       const { row: totals, full } = sums[i];
+      const reduction = reductionOf(totals.inputTokens, full.inputTokens);
+      const costAt = (k: number): number | null => (reduction === null ? null : costRatio(totals.costs[k] ?? 0, full.costs[k] ?? 0));
       return {
         strategy: specLabel(spec),
         options: optionsOf(spec),
         kind: isBaseline(spec) ? "baseline" : "strategy",
         triggered: totals.compacted > 0,
         totals,
-        reduction: full.inputTokens === 0 ? 0 : 1 - totals.inputTokens / full.inputTokens,
-        costRatio: costRatio(totals.cost, full.cost),
+        reduction,
+        costRatio: costAt(0),
         // One per price model, whether or not a request was measured (a transcript may hold none).
-        costRatios: options.models.map((_, k) => costRatio(totals.costs[k] ?? 0, full.costs[k] ?? 0)),
+        costRatios: options.models.map((_, k) => costAt(k)),
         retention: ratio(totals.probesKept, totals.probesNeeded),
         retentionByDistance: {
           near: ratio(totals.nearKept, totals.nearNeeded),
@@ -285,7 +300,38 @@ const pctOr = (x: number | null): string => (x === null ? "-" : pct(x));
 
 /** What a strategy row that never sent less than everything shows instead of its retention (idleText). */
 export function idleLabel(row: StrategyRow): string | undefined {
-  return idleText({ strategy: row.strategy, kind: row.kind, triggered: row.triggered, summaryFailures: row.totals.summaryFailures });
+  return idleText({ strategy: row.strategy, kind: row.kind, triggered: row.triggered, summaryFailures: row.totals.summaryFailures, reduction: row.reduction });
+}
+
+/**
+ * The strategies' table as cells, a header and a row per strategy: the terminal's and the HTML
+ * page's (`time`: the compaction's milliseconds too). Where a strategy or its summaries failed on
+ * some transcripts a failed column says on how many; a row measured on none reads NOT_MEASURED throughout.
+ */
+export function reportCells(r: CompareReport, time: boolean): { head: string[]; rows: string[][] } {
+  const failedOf = (row: StrategyRow): string => failedText(row.failures.length, row.perTranscript.filter((p) => p.metrics.summaryFailures > 0).length, r.transcripts);
+  const failing = r.rows.some((row) => failedOf(row) !== "");
+  const head = ["strategy", ...(failing ? ["failed"] : []), "input tokens", "reduction", "peak prompt", ...r.models.map((m) => `cost ${m.model}`), "cache breaks", "retention", "≤6 back", "7-20", ">20", ">6", "short", "llm calls", ...(time ? ["ms"] : [])];
+  const rows = r.rows.map((row) => {
+    const named = [row.strategy, ...(failing ? [failedOf(row)] : [])];
+    if (row.reduction === null) return [...named, ...Array<string>(head.length - named.length).fill(NOT_MEASURED)];
+    // A strategy that never sent less than everything measured nothing: say so instead of 100%.
+    const idle = idleLabel(row);
+    const d = row.retentionByDistance;
+    return [
+      ...named,
+      row.totals.inputTokens.toLocaleString("en-US"),
+      pct(row.reduction),
+      row.totals.peakPrompt.toLocaleString("en-US"),
+      ...row.costRatios.map((x, k) => costRatioText(x, row.totals.costs[k] ?? 0)),
+      String(row.totals.rewrites),
+      idle ?? pctOr(row.retention),
+      ...(idle === undefined ? [d.near, d.mid, d.far, d.beyond6, row.shortRetention].map(pctOr) : ["", "", "", "", ""]),
+      String(row.totals.llmCalls),
+      ...(time ? [row.totals.compactionMs.toFixed(0)] : []),
+    ];
+  });
+  return { head, rows };
 }
 
 /** One line per strategy whose summaries failed somewhere: at how many requests, in how many transcripts. */
@@ -331,28 +377,7 @@ export function probeNeedsText(r: CompareReport): string {
 export function renderTable(r: CompareReport): string {
   if (!isObjectArg(r)) throw new TypeError(mustBe("renderTable: report", "a CompareReport (compareStrategies' result)", r));
   if (!isArrayArg(r.models) || !isArrayArg(r.rows)) throw new TypeError(mustBe("renderTable: report", "a CompareReport (compareStrategies' result)", r) + " without models and rows");
-  const head = ["strategy", "input tokens", "reduction", "peak prompt", ...r.models.map((m) => `cost ${m.model}`), "cache breaks", "retention", "≤6 back", "7-20", ">20", ">6", "short", "llm calls", "ms"];
-  const rows = r.rows.map((row) => {
-    // A strategy that never sent less than everything measured nothing: say so instead of 100%.
-    const idle = idleLabel(row);
-    const d = row.retentionByDistance;
-    return [
-      row.strategy,
-      row.totals.inputTokens.toLocaleString("en-US"),
-      pct(row.reduction),
-      row.totals.peakPrompt.toLocaleString("en-US"),
-      ...row.costRatios.map((x, k) => costRatioText(x, row.totals.costs[k] ?? 0)),
-      String(row.totals.rewrites),
-      idle ?? pctOr(row.retention),
-      idle === undefined ? pctOr(d.near) : "",
-      idle === undefined ? pctOr(d.mid) : "",
-      idle === undefined ? pctOr(d.far) : "",
-      idle === undefined ? pctOr(d.beyond6) : "",
-      idle === undefined ? pctOr(row.shortRetention) : "",
-      String(row.totals.llmCalls),
-      row.totals.compactionMs.toFixed(0),
-    ];
-  });
+  const { head, rows } = reportCells(r, true);
   const widths = head.map((h, i) => Math.max(h.length, ...rows.map((row) => row[i].length)));
   const line = (cells: string[]) => cells.map((c, i) => (i === 0 ? c.padEnd(widths[i]) : c.padStart(widths[i]))).join("  ");
   return [...describeReport(r), `${r.transcripts} transcripts, ${r.messages.toLocaleString("en-US")} messages; ${probeNeedsText(r)}`, line(head), line(widths.map((w) => "-".repeat(w))), ...rows.map(line), ...failureLines(r), ...failureNotes(r), ...dataProblemLines(r)].join("\n");

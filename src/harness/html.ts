@@ -1,8 +1,8 @@
 // The comparison as one self-contained HTML page: no scripts, no network, charts drawn here as
 // inline SVG. People would rather look at these than read the table.
-import { costRatioText, percentText, ratioText } from "../compaction/figures.js";
+import { NOT_MEASURED, percentText, ratioText } from "../compaction/figures.js";
 import { cacheTableCells, FAR_MESSAGES, type CacheReport } from "./cache-models.js";
-import { dataProblemLines, describeReport, failureLines, failureNotes, idleLabel, probeNeedsText, type CompareReport, type StrategyRow } from "./compare.js";
+import { dataProblemLines, describeReport, failureLines, failureNotes, idleLabel, probeNeedsText, reportCells, type CompareReport, type StrategyRow } from "./compare.js";
 import { detectorLine, type DetectorScore } from "./goals.js";
 
 const COLORS = ["#4e79a7", "#f28e2b", "#59a14f", "#e15759", "#76b7b2", "#edc948", "#b07aa1", "#9c755f", "#bab0ac"];
@@ -33,6 +33,8 @@ function tokensBars(rows: readonly StrategyRow[]): string {
   const max = Math.max(1, ...rows.map((r) => r.totals.inputTokens));
   const bw = (W - 1.5 * PAD) / rows.length;
   const bars = rows.map((r, i) => {
+    // Measured on no request, its zero would read as the fewest tokens.
+    if (r.reduction === null) return `<text class="label" x="${(PAD + i * bw + bw / 2).toFixed(1)}" y="${(H - PAD - 4).toFixed(1)}" text-anchor="middle">${i + 1} ${NOT_MEASURED}<title>${esc(r.strategy)}: failed on every transcript, nothing measured</title></text>`;
     const h = (r.totals.inputTokens / max) * (H - 1.5 * PAD);
     const x = PAD + i * bw + bw * 0.15;
     return `<rect x="${x.toFixed(1)}" y="${(H - PAD - h).toFixed(1)}" width="${(bw * 0.7).toFixed(1)}" height="${h.toFixed(1)}" fill="${color(i)}"><title>${esc(r.strategy)}: ${r.totals.inputTokens.toLocaleString("en-US")} tokens (${pct(r.reduction)} fewer than full)</title></rect><text class="label" x="${(x + bw * 0.35).toFixed(1)}" y="${(H - PAD - h - 4).toFixed(1)}" text-anchor="middle">${i + 1}</text>`;
@@ -93,26 +95,8 @@ function cachesSection(caches: CacheReport): string {
 
 /** The report as one HTML page: the table, the goal detector's score and the cache models' table when measured, then the charts. */
 export function renderHtml(report: CompareReport, title = "Compaction strategies compared", extras: HtmlExtras = {}): string {
-  const head = ["strategy", "input tokens", "reduction", "peak prompt", ...report.models.map((m) => `cost ${m.model}`), "cache breaks", "retention", "≤6 back", "7-20", ">20", ">6", "short", "llm calls"];
-  const or = (x: number | null): string => (x === null ? "-" : pct(x));
-  const rows = report.rows
-    .map((r) => {
-      const idle = idleLabel(r);
-      const d = r.retentionByDistance;
-      const cells = [
-        esc(r.strategy),
-        r.totals.inputTokens.toLocaleString("en-US"),
-        pct(r.reduction),
-        r.totals.peakPrompt.toLocaleString("en-US"),
-        ...r.costRatios.map((x, k) => costRatioText(x, r.totals.costs[k] ?? 0)),
-        String(r.totals.rewrites),
-        idle ?? or(r.retention),
-        ...(idle !== undefined ? ["", "", "", "", ""] : [or(d.near), or(d.mid), or(d.far), or(d.beyond6), or(r.shortRetention)]),
-        String(r.totals.llmCalls),
-      ];
-      return `<tr>${cells.map((c) => `<td>${c}</td>`).join("")}</tr>`;
-    })
-    .join("");
+  const { head, rows: cells } = reportCells(report, false);
+  const rows = cells.map((c) => `<tr>${c.map((x) => `<td>${esc(x)}</td>`).join("")}</tr>`).join("");
   return `<!doctype html>
 <html lang="en"><head><meta charset="utf-8"><meta name="viewport" content="width=device-width, initial-scale=1">
 <meta http-equiv="Content-Security-Policy" content="default-src 'none'; style-src 'unsafe-inline'; img-src data:">

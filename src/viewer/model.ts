@@ -190,14 +190,15 @@ export interface ChartPoint {
 export interface ReportRow {
   strategy: string;
   inputTokens: number;
-  reduction: number;
+  /** Null where the row was measured on no request (its strategy failed on every transcript). */
+  reduction: number | null;
   peakPrompt: number;
   /** Null when full cost nothing and this row did not. */
   costRatio: number | null;
   cost: number;
   cacheBreaks: number;
   retention: number | null;
-  /** Shown instead of the retention of a strategy that never sent less than everything ("never triggered", "summaries failed"). */
+  /** Shown instead of the retention of a strategy that never sent less than everything ("never triggered", "summaries failed", "n/a": measured on no request). */
   idle?: string;
   llmCalls: number;
   compactionMs: number;

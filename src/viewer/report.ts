@@ -29,7 +29,8 @@ export const compareReportSchema = z.looseObject({
         strategy: z.string(),
         options: z.record(z.string(), z.unknown()).optional(),
         totals: metrics,
-        reduction: z.number(),
+        // Null where the row was measured on no request (its strategy failed on every transcript).
+        reduction: z.number().nullable(),
         costRatio: z.number().nullable(),
         retention: z.number().nullable(),
         kind: z.string().optional(),
@@ -50,7 +51,7 @@ export const compareReportSchema = z.looseObject({
         z.looseObject({
           strategy: z.string(),
           inputTokens: z.number(),
-          reduction: z.number(),
+          reduction: z.number().nullable(),
           cost: z.record(z.string(), z.number()),
           costRatio: z.record(z.string(), z.number().nullable()),
           retention: z.number().nullable(),
@@ -81,7 +82,7 @@ const retention = (needed: number, kept: number): number | null => (needed === 0
 
 /** A row's idle text (idleText, as the text and HTML reports show it), as a field when it has one. */
 function idleOf(r: CompareReportJson["rows"][number]): { idle?: string } {
-  const idle = idleText({ strategy: r.strategy, ...(r.kind === undefined ? {} : { kind: r.kind }), ...(r.triggered === undefined ? {} : { triggered: r.triggered }), ...(r.totals.summaryFailures === undefined ? {} : { summaryFailures: r.totals.summaryFailures }) });
+  const idle = idleText({ strategy: r.strategy, reduction: r.reduction, ...(r.kind === undefined ? {} : { kind: r.kind }), ...(r.triggered === undefined ? {} : { triggered: r.triggered }), ...(r.totals.summaryFailures === undefined ? {} : { summaryFailures: r.totals.summaryFailures }) });
   return idle === undefined ? {} : { idle };
 }
 

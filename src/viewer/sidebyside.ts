@@ -24,7 +24,7 @@ export interface ReplayTranscript {
 export function defaultPair(report: ReportView): [string, string] {
   // Baseline rows (system + last message…) are floors, not strategies a conversation can be replayed under.
   const others = report.rows.filter((r) => r.strategy !== "full" && !r.strategy.startsWith("baseline:"));
-  const best = others.reduce<ReportView["rows"][number] | undefined>((a, r) => (a === undefined || r.reduction > a.reduction ? r : a), undefined);
+  const best = others.reduce<ReportView["rows"][number] | undefined>((a, r) => (a === undefined || (r.reduction ?? -Infinity) > (a.reduction ?? -Infinity) ? r : a), undefined);
   return ["full", best?.strategy ?? "full"];
 }
 

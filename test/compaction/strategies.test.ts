@@ -20,8 +20,9 @@ import { knownNamesOf, type Conversation, type Json, type KnownNames } from "../
 import { roleOrderProblems } from "../../src/compaction/messages.js";
 import { promptTokens, TOKENS_PER_REPLY } from "../../src/compaction/tokens.js";
 import { scriptedLlm } from "../../src/llm/scripted.js";
+import { LlmError } from "../../src/llm/errors.js";
 import { messageText } from "../../src/llm/messages.js";
-import type { ChatMessage } from "../../src/llm/types.js";
+import type { ChatMessage, Llm } from "../../src/llm/types.js";
 import { assistant, call, chat, result, sys, user } from "./conversations.js";
 
 const summaryReply = (text: string): string => JSON.stringify({ ConversationSummary: text });
@@ -525,6 +526,36 @@ describe("goal-boundary", () => {
     const reset = await compact(early, "goal-boundary", { state: first.state });
     expect(reset.events[0]).toMatchObject({ kind: "skipped", detail: expect.stringContaining("goal state reset") });
   });
+
+  // An app keeps what it was sent: the goal summary came back as a message after the task, and
+  // was summarized as one more goal ("Goal 1:\nassistant: Summary; 1 earlier; 1; PP42"): its header
+  // words became facts and its facts were lost (20 of 30 SGD dialogues replayed so ended so).
+  it("takes a summary it wrote that the app stored back as its earlier goals: compacting again neither re-summarizes it nor drops its facts", async () => {
+    const first = await compact(multiGoal, "goal-boundary");
+    const summary = String(first.messages[2].content);
+    expect(summary).toMatch(/^\[Summary of 1 earlier goal\]\nGoal 1:\n/);
+    // Stored as sent and sent again: no goal has ended since, so nothing changes.
+    const again = await compact(first.messages, "goal-boundary");
+    expect(again.events.filter((e) => e.kind === "compacted")).toEqual([]);
+    expect(again.messages.map((m) => m.content)).toEqual(first.messages.map((m) => m.content));
+    // A third goal: the taxi's is summarized after the stored one, which stays as written.
+    const grown = [...first.messages, user("Great. Now find me a hotel near the museum for two nights."), assistant("The Museum Inn has a double for two nights at 90 pounds a night, booking HX7.")];
+    const next = await compact(grown, "goal-boundary");
+    expect(next.events.filter((e) => e.kind === "compacted")).toEqual([{ kind: "compacted", messageIndex: 3, replaced: 4 }]);
+    const folded = String(next.messages[2].content);
+    expect(folded).toMatch(/^\[Summary of 2 earlier goals\]\nGoal 1:\n/);
+    expect(folded).toContain(`${summary.split("\n").slice(1).join("\n")}\nGoal 2:\n`);
+    expect(folded).not.toMatch(/Summary; |earlier;/);
+    expect(next.messages.slice(3)).toEqual(grown.slice(7));
+    // Given the state of the first pass (a proxy keeps it), which no longer fits the history: the same.
+    expect((await compact(grown, "goal-boundary", { state: first.state })).messages).toEqual(next.messages);
+    // A model summarizer is not given it to summarize.
+    const llm = scriptedLlm([summaryReply("[done] taxi from the station booked, a white Skoda")]);
+    const paid = await compact(grown, { name: "goal-boundary", options: { detector: "domain" } }, { llm });
+    expect(llm.requests).toHaveLength(1);
+    expect(String(llm.requests[0].messages[0].content)).not.toContain("[Summary of");
+    expect(String(paid.messages[2].content)).toMatch(/^\[Summary of 2 earlier goals\. Requests marked \[done\] .*\]\nGoal 1:\n[\s\S]*\nGoal 2:\n\[done\] taxi from the station booked/);
+  });
 });
 
 describe("goal-boundary's LLM detector", () => {
@@ -539,6 +570,24 @@ describe("goal-boundary's LLM detector", () => {
     expect(question).toContain("Now a taxi please.");
     expect(question).toContain("Ends at the station.");
     expect(question).toMatch(/characters omitted/);
+  });
+});
+
+describe("goal-boundary's LLM detector when the model fails", () => {
+  // A failed detector call read as "no new goal" and said nothing: with the model down,
+  // goal-boundary never summarized and ptc compare called it "never triggered" at 1.017x.
+  it("reports each failed call as a failed compaction call, with the message it was about", async () => {
+    const down: Llm = { name: "down", complete: () => Promise.reject(new Error("connect ECONNREFUSED 127.0.0.1:9")) };
+    const messages = [...multiGoalHead, user("Thanks! Now I need a taxi from the station."), assistant("A taxi is booked.")];
+    const r = await compact(messages, "goal-boundary", { llm: down });
+    expect(r.messages).toEqual(messages);
+    expect(r.events.filter((e) => e.kind === "summary_failed")).toEqual([3, 5].map((i) => ({ kind: "summary_failed", messageIndex: i, detail: "llm goal detector failed: connect ECONNREFUSED 127.0.0.1:9" })));
+    // Charged as a failed summary call is: what the provider reported, here nothing (it charged
+    // each refused call as made, its prompt as paid: 23 calls and 1.017x full on 3 SGD dialogues).
+    expect([r.stats.llmCalls, r.stats.llmInputTokens, r.stats.llmOutputTokens]).toEqual([0, 0, 0]);
+    const billed: Llm = { name: "billed", complete: () => Promise.reject(new LlmError("malformed", "no text in the reply", { usage: { inputTokens: 700, outputTokens: 5, cachedTokens: 0 } })) };
+    const paid = await compact(messages, "goal-boundary", { llm: billed });
+    expect([paid.stats.llmCalls, paid.stats.llmInputTokens, paid.stats.llmOutputTokens]).toEqual([2, 1400, 10]);
   });
 });
 

@@ -84,6 +84,18 @@ describe("compareUnderCaches", () => {
     expect(renderCacheTable(r)).toMatch(/\nfragile .* never, failed on 1\/2 \(left out\)\n/);
   });
 
+  it("shows a strategy that failed on every transcript as failed, with no reduction or cost ratio: it read 0.0% at 1.000x", async () => {
+    const registry = withFragile((stored) => {
+      if (stored.length > 1) throw new TypeError("boom");
+      return null;
+    });
+    const r = await compareUnderCaches(runs, ["fragile"], { registry });
+    const fragile = r.rows[1];
+    expect(fragile.failures).toHaveLength(2);
+    expect([fragile.reduction, fragile.costRatio]).toEqual([null, { "token-prefix": null, breakpoint: null, none: null }]);
+    expect(renderCacheTable(r)).toMatch(/\nfragile( +n\/a){7} +failed on 2\/2 \(left out\)\n?$/);
+  });
+
   it("a strategy that sent everything never fired, in both tables (recap on runs without recap lines)", async () => {
     const caches = await compareUnderCaches(runs, ["recap"], { models: { none: CACHE_MODELS.none } });
     const table = await compareStrategies(runs, ["recap"], { models: ["gpt-4o"] });

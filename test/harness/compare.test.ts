@@ -8,6 +8,7 @@ import { afterAll, beforeAll, describe, expect, it, vi } from "vitest";
 import { startFakeUpstream, type FakeUpstream } from "../support/fake-openai.js";
 import { localServer } from "../support/local-server.js";
 import { openaiLlm } from "../../src/llm/openai.js";
+import { scriptedLlm } from "../../src/llm/scripted.js";
 import { modelPrice } from "../../src/compaction/prices.js";
 import { promptTokens } from "../../src/compaction/tokens.js";
 import { runCli } from "../../src/cli/commands.js";
@@ -22,6 +23,8 @@ import { percentText } from "../../src/compaction/figures.js";
 import type { Llm } from "../../src/llm/types.js";
 import { measure, probePattern } from "../../src/harness/measure.js";
 import { messageText } from "../../src/llm/messages.js";
+import { readViewerInput } from "../../src/viewer/input.js";
+import { projectReport } from "../../src/viewer/report.js";
 import { loadTranscripts, parseTranscripts, TranscriptError, type Transcript } from "../../src/harness/transcript.js";
 import { saveRun } from "../../src/agent/resume.js";
 import { runStateToJson } from "../../src/trace/run-state.js";
@@ -230,7 +233,7 @@ describe("compareStrategies", () => {
     // Its figures are calm's alone, and compared with full's on calm alone.
     const calmAlone = await compareStrategies([calm], ["fragile"], { models, registry });
     expect(fragile.totals).toEqual({ ...calmAlone.rows[1].totals, compactionMs: fragile.totals.compactionMs });
-    expect(fragile.reduction).toBeCloseTo(calmAlone.rows[1].reduction, 12);
+    expect(fragile.reduction).toBeCloseTo(calmAlone.rows[1].reduction as number, 12);
     expect(fragile.costRatio).toBeCloseTo(calmAlone.rows[1].costRatio as number, 12);
     // The rest is whole.
     const whole = await compareStrategies([calm, booking], [window], { models });
@@ -244,6 +247,74 @@ describe("compareStrategies", () => {
     expect(probeNeedsText(fullLast)).toBe(probeNeedsText(r));
     expect(probeNeedsText(r)).toMatch(/^probe needs: 1 counted/);
     expect(renderHtml(r)).toContain("fragile failed on 1 of 2 transcripts");
+  });
+
+  // A strategy that threw on every conversation read "0 tokens, 0.0% reduction, 1.000x, never
+  // triggered": a ratio of nothing to nothing, no effect where it failed. The failure was said only
+  // in a note under the table.
+  it("shows a strategy that failed on every transcript as failed, with no reduction or cost ratio, in the table, the page, the JSON and the viewer", async () => {
+    const registry = withFragile((stored) => {
+      if (stored.length > 1) throw new TypeError("boom");
+      return null;
+    });
+    const calm: Transcript = { id: "calm", messages: [{ role: "user", content: "hi" }, { role: "assistant", content: "hello" }, { role: "user", content: "and?" }, { role: "assistant", content: "that is all" }] };
+    const r = await compareStrategies([calm, booking], ["fragile", { name: "sliding-window", options: { turns: 1 } }], { models: ["gpt-4o", "claude-sonnet-4"], registry });
+    const [full, fragile, win] = r.rows;
+    expect(fragile.failures.map((f) => f.id)).toEqual(["calm", "booking"]);
+    expect([fragile.reduction, fragile.costRatio, fragile.costRatios]).toEqual([null, null, [null, null]]);
+    expect([full.failures.length, win.failures.length, typeof win.reduction, typeof win.costRatio]).toEqual([0, 0, "number", "number"]);
+    const table = renderTable(r);
+    expect(table).toMatch(/\nstrategy +failed +input tokens +reduction /);
+    // Every figure of its row n/a, and its failed count beside its name; the others failed nowhere.
+    expect(table).toMatch(/\nfragile +2 of 2( +n\/a){14}\n/);
+    expect(table).toMatch(/\nfull {6,}[\d,]+ +0\.0% /);
+    expect(table).not.toMatch(/never triggered/);
+    const html = renderHtml(r);
+    expect(html).toContain(`<td>fragile</td><td>2 of 2</td>${"<td>n/a</td>".repeat(13)}</tr>`);
+    expect(html).not.toMatch(/fragile: (0 tokens|cost)/);
+    // Written as JSON and read back, the viewer opens it and shows no ratio either.
+    const json = JSON.parse(JSON.stringify(r)) as typeof r;
+    expect(json.rows[1].reduction).toBeNull();
+    const input = readViewerInput("report.json", JSON.stringify(r));
+    expect(input.kind).toBe("report");
+    if (input.kind === "report") expect(projectReport(input.report, "report.json", "r").rows[1]).toMatchObject({ strategy: "fragile", reduction: null, costRatio: null, idle: "n/a" });
+  });
+
+  it("measures a strategy that throws on any conversation as failed on each, with or without a model, not as the run's crash", async () => {
+    // Without a model, the check for strategies that need one projected a one-message
+    // conversation and let the throw out: compareStrategies rejected with the strategy's bare
+    // "TypeError: boom", no strategy or transcript named and nothing reported; with a model the
+    // same strategy was measured and failed on each transcript.
+    const registry = withFragile(() => {
+      throw new TypeError("boom");
+    });
+    const llm = scriptedLlm([]);
+    for (const options of [{ models, registry }, { models, registry, llm }]) {
+      const r = await compareStrategies([booking, { ...booking, id: "booking-2" }], ["fragile"], options);
+      expect(r.rows[1].failures.map((f) => f.message)).toEqual(["booking", "booking-2"].map((id) => `strategy fragile failed on transcript ${id} at the request for message 2: TypeError: boom`));
+      expect(r.rows[1].reduction).toBeNull();
+    }
+    const caches = await compareUnderCaches([booking], ["fragile"], { registry });
+    expect(caches.rows[1].failures).toHaveLength(1);
+    // What the run cannot serve is still refused before any is measured.
+    await expect(compareStrategies([booking], ["fragile", { name: "rolling-summary", options: { summarizer: "llm" } }], { models, registry })).rejects.toThrow(/^compaction: summarizer "llm" needs an llm/);
+  });
+
+  it("counts a strategy's failures in its row when it failed on some transcripts; its figures are those of the others", async () => {
+    const registry = withFragile((stored) => {
+      if (stored.some((m) => messageText(m).includes("Zed"))) throw new TypeError("boom");
+      return stored.length > 2 ? { messages: stored.slice(-1) } : null;
+    });
+    const calm: Transcript = { id: "calm", messages: [{ role: "user", content: "hi" }, { role: "assistant", content: "hello" }, { role: "user", content: "and?" }, { role: "assistant", content: "that is all" }] };
+    const r = await compareStrategies([calm, booking, { ...booking, id: "booking-2" }], ["fragile"], { models, registry });
+    const fragile = r.rows[1];
+    expect(fragile.failures).toHaveLength(2);
+    const alone = await compareStrategies([calm], ["fragile"], { models, registry });
+    expect(fragile.reduction).toBeCloseTo(alone.rows[1].reduction as number, 12);
+    expect(renderTable(r)).toMatch(new RegExp(`\\nfragile +2 of 3 +${fragile.totals.inputTokens} +${percentText(fragile.reduction as number).replace(".", "\\.")} `));
+    expect(renderHtml(r)).toContain("<td>fragile</td><td>2 of 3</td>");
+    // Without a failure there is no failed column.
+    expect(renderTable(alone)).not.toMatch(/ failed /);
   });
 
   it("fails the cell of a strategy whose cache breakpoints throw or are no list, and goes on with the rest", async () => {
@@ -384,7 +455,33 @@ describe("a summarizer that fails", () => {
     expect(table).not.toMatch(/never triggered/);
     expect(table).toMatch(/\nrolling-summary:roundsToCompress=1,roundsToRetain=1 .*summaries failed/);
     expect(table).toContain(`rolling-summary:roundsToCompress=1,roundsToRetain=1: a summary failed at ${row.totals.summaryFailures} requests in 2 of 2 transcripts`);
+    // Its row says so beside its name: 0.0% and 1.000x are what it sent without its summaries.
+    expect(table).toMatch(/\nstrategy +failed +input tokens /);
+    expect(table).toMatch(/\nrolling-summary:roundsToCompress=1,roundsToRetain=1 +summary in 2 of 2 +[\d,]+ +0\.0% /);
     expect(renderHtml(r)).toContain("summaries failed");
+    expect(renderHtml(r)).toContain("<td>rolling-summary:roundsToCompress=1,roundsToRetain=1</td><td>summary in 2 of 2</td>");
+  });
+
+  it("says goal-boundary's goal detector failed, not that the strategy never triggered", async () => {
+    const down: Llm = { name: "down", complete: () => Promise.reject(new Error("connect ECONNREFUSED")) };
+    const r = await compareStrategies([booking, { ...booking, id: "booking-2" }], ["goal-boundary"], { models, llm: down });
+    expect(r.rows[1].totals.summaryFailures).toBeGreaterThan(0);
+    expect(renderTable(r)).toMatch(/\ngoal-boundary +summary in 2 of 2 +[\d,]+ +0\.0% .* summaries failed /);
+  });
+
+  it("says in the row of a strategy whose summaries failed on some transcripts on how many, not only in a note under the table", async () => {
+    // The summarizer fails on the booking conversations only: the row's figures mix prompts sent
+    // with summaries and prompts sent without, and read like any other row.
+    const flaky: Llm = { name: "flaky", complete: ({ messages }) => (messages.some((m) => messageText(m).includes("Zed")) ? Promise.reject(new Error("upstream 503")) : Promise.resolve({ content: JSON.stringify({ ConversationSummary: "Asked for a table; booked." }) })) };
+    const other: Transcript = { ...booking, id: "other", messages: booking.messages.map((m) => ({ ...m, content: String(m.content).replace(/Zed/g, "Amy") })), probes: [] };
+    const spec = { name: "rolling-summary", options: { roundsToCompress: 1, roundsToRetain: 1 } };
+    const r = await compareStrategies([booking, other, { ...booking, id: "booking-2" }], [spec], { models, llm: flaky });
+    const row = r.rows[1];
+    expect(row.triggered).toBe(true);
+    expect(row.perTranscript.map((p) => p.metrics.summaryFailures > 0)).toEqual([true, false, true]);
+    expect(renderTable(r)).toMatch(/\nrolling-summary:roundsToCompress=1,roundsToRetain=1 +summary in 2 of 3 +[\d,]+ /);
+    // The others failed nowhere: their cell is empty.
+    expect(renderTable(r)).toMatch(/\nfull {10,}[\d,]+ +0\.0% /);
   });
 });
 

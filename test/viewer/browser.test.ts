@@ -11,6 +11,7 @@ import { chromium, type Browser, type Page } from "playwright-core";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { runViewCommand } from "../../src/cli/view.js";
 import { compareStrategies } from "../../src/harness/compare.js";
+import { withFragile } from "../support/strategies.js";
 import { chats, chatsJsonl, compareReportJson, emojiRewriteTraceJson, hostileTraceJson, longRunTraceJson, pausedRunJson, savedExample, wideRunJson } from "./fixtures.js";
 
 const CHROMIUM = process.env.PTC_CHROMIUM ?? "/usr/bin/chromium";
@@ -273,6 +274,24 @@ describe.skipIf(missing)("ptc view in Chromium", () => {
     const points = await page.locator("[data-chart=cost-retention] circle.point title").allTextContents();
     expect(points.some((p) => p.startsWith("full: "))).toBe(true);
     expect(points.filter((p) => p.startsWith("recap: "))).toEqual([]);
+  });
+
+  it("shows a strategy that failed on every transcript as n/a, not 0.0% saved at 1.000x, and draws it nowhere", async () => {
+    const registry = withFragile((stored) => {
+      if (stored.length > 1) throw new TypeError("boom");
+      return null;
+    });
+    writeFileSync(join(dir, "failed.json"), JSON.stringify(await compareStrategies(chats(), ["fragile"], { models: ["gpt-4o"], registry })));
+    const failedFile = join(dir, "failed.html");
+    expect(await runViewCommand([join(dir, "failed.json"), "--out", failedFile], silent)).toBe(0);
+    const page = await open("c1", pathToFileURL(failedFile).href);
+    const cells = await page.locator("table.strategies tbody tr:nth-child(2) td").allTextContents();
+    expect(cells).toEqual(["fragile", ...Array<string>(9).fill("n/a")]);
+    expect(await page.locator(".strategy-failures").textContent()).toMatch(/^fragile failed on 3 of 3 transcripts/);
+    const bars = await page.locator("[data-chart=strategy-bars] rect.bar title").allTextContents();
+    expect(bars.filter((b) => b.startsWith("fragile: "))).toEqual(["fragile: failed on every transcript, nothing measured"]);
+    const points = await page.locator("[data-chart=cost-retention] circle.point title").allTextContents();
+    expect(points.filter((p) => p.startsWith("fragile: "))).toEqual([]);
   });
 
   it("shows one transcript under two strategies side by side, request by request", async () => {

@@ -13,7 +13,7 @@ import { closedBreaker, summaryOptions, SummaryEngine, type BreakerState } from 
 import { promptTokens } from "../tokens.js";
 import { createTrigger, triggerSpecSchema } from "../triggers.js";
 import { knownNamesOf, type CompactionEvent, type Json } from "../types.js";
-import { fingerprint, summaryHeader } from "./rolling.js";
+import { fingerprint, storedSummary, summaryHeader } from "./rolling.js";
 
 const schema = z
   .object({
@@ -36,8 +36,8 @@ export type GoalState = {
   /** Indices of the user messages that start a goal after the first. */
   boundaries: number[];
   /**
-   * Summaries of the first goals, in order; the n-th covers up to boundaries[n], from the end of
-   * the last goal before it with a summary of its own. "" marks a goal folded into the next
+   * Summaries of the first goals (after those a stored-back summary stands for), in order; the
+   * n-th covers up to boundaries[n], from the end of the last goal before it with a summary of its own. "" marks a goal folded into the next
    * summary: one too small to be summarized alone (its summary would not shrink the prompt).
    */
   summaries: string[];
@@ -111,12 +111,20 @@ export const goalBoundaryStrategy: StrategyDefinition<z.output<typeof schema>> =
         }
         const task = taskIndex(messages);
         if (task < 0) return finish(conversation, messages.slice(), initial(), events, started, context, spend, summarizer);
+        // A goal summary the app stored back stands for the goals before it, kept as written: folded
+        // as one more goal, its header words became facts and its facts were lost. The goal after it
+        // opens with the message after it; without one, the first goal opens with the task.
+        const stored = storedSummary(messages, task, "goals");
+        const carried = stored?.replaced ?? 0;
+        const opening = stored === undefined ? task : stored.index + 1;
         const boundaries = [...state.boundaries];
-        let goalStart = boundaries.length > 0 ? boundaries[boundaries.length - 1] : task;
-        for (let i = Math.max(state.checked, task + 1); i < messages.length; i++) {
+        let goalStart = boundaries.length > 0 ? boundaries[boundaries.length - 1] : opening;
+        for (let i = Math.max(state.checked, opening + 1); i < messages.length; i++) {
           if (messages[i].role !== "user") continue;
           const d = await detector.isNewGoal(messages, i, goalStart, context);
           addSpend(spend, { calls: d.llmCalls, inputTokens: d.inputTokens, outputTokens: d.outputTokens });
+          // A call that failed decided nothing: said, or a model that is down reads as one goal throughout.
+          if (d.failed !== undefined) events.push({ kind: "summary_failed", messageIndex: i, detail: `${detector.name} goal detector failed: ${d.failed}` });
           if (d.newGoal) {
             boundaries.push(i);
             goalStart = i;
@@ -132,15 +140,17 @@ export const goalBoundaryStrategy: StrategyDefinition<z.output<typeof schema>> =
           let last = s.summaries.length - 1;
           while (last >= 0 && s.summaries[last] === "") last--;
           if (last < 0) return messages.slice();
-          const parts: string[] = [];
-          let first = 1;
+          const parts: string[] = stored === undefined ? [] : [stored.summary];
+          let first = carried + 1;
           for (let n = 0; n <= last; n++) {
             if (s.summaries[n] === "") continue;
-            parts.push(`${first === n + 1 ? `Goal ${n + 1}` : `Goals ${first}-${n + 1}`}:\n${s.summaries[n]}`);
-            first = n + 2;
+            const goal = carried + n + 1;
+            parts.push(`${first === goal ? `Goal ${goal}` : `Goals ${first}-${goal}`}:\n${s.summaries[n]}`);
+            first = goal + 1;
           }
           const text = parts.join("\n");
-          return spliceSummary(messages, task, s.boundaries[last], `${summaryHeader(text, `${last + 1} earlier goal${last === 0 ? "" : "s"}`)}\n${text}`);
+          const goals = carried + last + 1;
+          return spliceSummary(messages, task, s.boundaries[last], `${summaryHeader(text, `${goals} earlier goal${goals === 1 ? "" : "s"}`)}\n${text}`);
         };
         // Completed goals not yet summarized, oldest first (the current goal is never summarized).
         while (state.summaries.length < state.boundaries.length) {
@@ -153,7 +163,7 @@ export const goalBoundaryStrategy: StrategyDefinition<z.output<typeof schema>> =
           // The summary covers this goal and the ones folded into it, from the last goal summarized alone.
           let first = n;
           while (first > 0 && state.summaries[first - 1] === "") first--;
-          const from = first === 0 ? task + 1 : state.boundaries[first - 1];
+          const from = first > 0 ? state.boundaries[first - 1] : stored === undefined ? task + 1 : opening;
           const to = state.boundaries[n];
           const covered = messages.slice(from, to).filter((m) => m.role !== "system");
           // A goal too small to shrink the prompt under any summary (a greeting and its reply) is

@@ -50,24 +50,29 @@ export function summaryText(summary: string, replaced: number): string {
   return `${summaryHeader(summary, `${replaced} earlier messages`)}\n${summary}`;
 }
 
-// A summary as summaryText writes it, with either header: a count it could write (no leading 0,
-// under a billion), so a reply that copies the header with another number is a message, not ours.
-const STORED_SUMMARY = /^\[Summary of ([1-9]\d{0,8}) earlier messages(?:\. Requests marked \[done\] were already carried out; do not repeat them\.)?\]\n/;
+// A summary under summaryHeader, as summaryText writes it ("N earlier messages") or goal-boundary
+// ("N earlier goal(s)"), with either ending; N a count it could write (no leading 0, under a
+// billion), so a reply that copies the header with another number is a message, not ours.
+const STORED_SUMMARY = /^\[Summary of ([1-9]\d{0,8}) earlier (messages|goals?)(?:\. Requests marked \[done\] were already carried out; do not repeat them\.)?\]\n/;
 
-/** A summary of ours that the app stored back in its history (it keeps what it was sent): where it is, its text, how many messages it stands for. */
+/** A summary of ours that the app stored back in its history (it keeps what it was sent): where it is, its text, how many messages (or goals) it stands for. */
 export interface StoredSummary {
   readonly index: number;
   readonly summary: string;
   readonly replaced: number;
 }
 
-/** The summary of ours right after the task (past the system messages spliceSummary keeps before it), if the stored history holds one. */
-export function storedSummary(messages: readonly ChatMessage[], task: number): StoredSummary | undefined {
+/**
+ * The summary of ours right after the task (past the system messages spliceSummary keeps before
+ * it), if the stored history holds one of `unit`: the rolling strategies' (messages) or
+ * goal-boundary's (goals).
+ */
+export function storedSummary(messages: readonly ChatMessage[], task: number, unit: "messages" | "goals" = "messages"): StoredSummary | undefined {
   for (let i = task + 1; i < messages.length; i++) {
     const m = messages[i];
     const text = typeof m.content === "string" && (m.role === "assistant" || m.role === "system") && (m.tool_calls?.length ?? 0) === 0 ? m.content : "";
     const match = STORED_SUMMARY.exec(text);
-    if (match !== null) return { index: i, summary: text.slice(match[0].length), replaced: Number(match[1]) };
+    if (match !== null) return (match[2] === "messages") === (unit === "messages") ? { index: i, summary: text.slice(match[0].length), replaced: Number(match[1]) } : undefined;
     if (m.role !== "system") return undefined;
   }
   return undefined;

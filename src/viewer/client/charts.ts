@@ -131,7 +131,7 @@ export function strategyBars(rows: readonly ReportRow[]): HTMLElement {
   const xAt = (i: number) => L + step * (i + 0.5);
   const y = (v: number) => T + plotH - (v / max) * plotH;
   const els = axes(max, "input tokens, all requests", rows.map((_, i) => String(i + 1)), xAt);
-  rows.forEach((r, i) => els.push(s("rect", { x: xAt(i) - step * 0.3, y: y(bar(r.inputTokens)), width: step * 0.6, height: y(0) - y(bar(r.inputTokens)), fill: color(i), class: "bar" }, s("title", null, `${r.strategy}: ${fmt(r.inputTokens)} tokens, ${percentText(r.reduction)} fewer than full`))));
+  rows.forEach((r, i) => els.push(s("rect", { x: xAt(i) - step * 0.3, y: y(bar(r.inputTokens)), width: step * 0.6, height: y(0) - y(bar(r.inputTokens)), fill: color(i), class: "bar" }, s("title", null, r.reduction === null ? `${r.strategy}: failed on every transcript, nothing measured` : `${r.strategy}: ${fmt(r.inputTokens)} tokens, ${percentText(r.reduction)} fewer than full`))));
   return h("figure", { class: "chart-box", "data-chart": "strategy-bars" }, svgRoot("input tokens per strategy", els), strategyLegend(rows.map((r) => r.strategy), true));
 }
 

@@ -1,5 +1,5 @@
 // A `ptc compare` report: the per-strategy table, its charts, and the per-transcript figures.
-import { cacheTableCells, costRatioText, dataProblemLines, dollarsText, FAR_MESSAGES, percentText, type CacheTable } from "../../compaction/figures.js";
+import { cacheTableCells, costRatioText, dataProblemLines, dollarsText, FAR_MESSAGES, NOT_MEASURED, percentText, type CacheTable } from "../../compaction/figures.js";
 import { expandRuns, type ReportView, type SideBySide } from "../model.js";
 import { costRetention, requestLines, strategyBars } from "./charts.js";
 import { baseName, block, fmt, h } from "./dom.js";
@@ -56,7 +56,8 @@ function cachesSection(caches: CacheTable): HTMLElement {
 export function renderReport(r: ReportView, texts: readonly string[] = [], request = 1, go: (hash: string) => void = () => {}): HTMLElement {
   const main = table(
     ["strategy", "input tokens", "reduction", "peak prompt", "cost vs full", "cost", "cache breaks", "retention", "llm calls", "ms"],
-    r.rows.map((row) => [h("code", null, row.strategy), fmt(row.inputTokens), pct(row.reduction), fmt(row.peakPrompt), costRatioText(row.costRatio, row.cost), dollarsText(row.cost), String(row.cacheBreaks), row.idle ?? (row.retention === null ? "-" : pct(row.retention)), String(row.llmCalls), fmt(row.compactionMs)]),
+    // A row measured on no request (its strategy failed everywhere) has no figure at all.
+    r.rows.map((row) => [h("code", null, row.strategy), ...(row.reduction === null ? Array<string>(9).fill(NOT_MEASURED) : [fmt(row.inputTokens), pct(row.reduction), fmt(row.peakPrompt), costRatioText(row.costRatio, row.cost), dollarsText(row.cost), String(row.cacheBreaks), row.idle ?? (row.retention === null ? "-" : pct(row.retention)), String(row.llmCalls), fmt(row.compactionMs)])]),
     "strategies",
   );
   const problems = dataProblemLines(r);
