@@ -206,6 +206,25 @@ function defNeeds(schema: unknown, seen: Set<object>): number {
   return needs;
 }
 
+/**
+ * The size of plain data as the run counts what crosses into a record: characters of its strings
+ * and keys plus one per value, a shared part counted where it is reached (as JSON writes it) and
+ * worked out once.
+ */
+function plainSize(x: unknown, memo: Map<object, number>, depth: number): number {
+  if (typeof x === "string") return 1 + x.length;
+  if (typeof x !== "object" || x === null || depth > MAX_OWN_DEPTH) return 1;
+  const known = memo.get(x);
+  if (known !== undefined) return known;
+  // A cycle (JSON has none; structuredClone keeps one) counts once.
+  memo.set(x, 1);
+  let n = 1;
+  if (Array.isArray(x)) for (const v of x) n += plainSize(v, memo, depth + 1);
+  else for (const k of Object.keys(x)) n += k.length + plainSize((x as Record<string, unknown>)[k], memo, depth + 1);
+  memo.set(x, n);
+  return n;
+}
+
 /** A copy of the arrays and plain objects in `x` (shared ones copied once), for a schema to pass through. */
 function plainCopy(x: unknown, copies: Map<object, unknown>, depth: number): unknown {
   if (typeof x !== "object" || x === null || depth > MAX_OWN_DEPTH) return x;
@@ -376,7 +395,9 @@ export class ToolSession {
         args = edited.data;
         // The record shows what ran (the edit less what the schema dropped), hidden values as the
         // stand-ins the host was shown (whichever it gave back).
-        call.ranWith?.(swapHidden(received(verdict.args, edited.data, 0) as Record<string, unknown>, raw, verdict.shown, call.hidden));
+        const ran = swapHidden(received(verdict.args, edited.data, 0) as Record<string, unknown>, raw, verdict.shown, call.hidden);
+        this.keepEdit(call, ran);
+        call.ranWith?.(ran);
       }
     }
     const answering = selfAnswering.has(t) ? call.answering : undefined;
@@ -406,6 +427,19 @@ export class ToolSession {
       throw recordedLimit("tool_limit_exceeded", full, "return or fail with the results you already have") ?? new ToolFailure(full);
     }
     this.options.scope.keepToolResult?.(call.size ?? 0);
+  }
+
+  /**
+   * Counts a host's edited arguments, which the record keeps as what ran, as admit counts the
+   * program's: past the run's bound the edited call is refused (the program stops), so no
+   * approval step keeps more than maxToolResultSize however many calls it edits, or how big.
+   */
+  private keepEdit(call: ToolCallInfo, ran: Record<string, unknown>): void {
+    this.options.scope.keepToolResult?.(plainSize(ran, new Map(), 0));
+    const full = this.options.scope.toolResultsFull?.();
+    if (full === undefined) return;
+    call.answering?.("refused");
+    throw recordedLimit("tool_limit_exceeded", full, "return or fail with the results you already have") ?? new ToolFailure(full);
   }
 
   // The host's own checks of a call (an async refinement of its arguments or result, an approval

@@ -213,6 +213,25 @@ describe.each<Isolation>(["worker", "none"])("tool approvals (isolation %s)", (i
     expect(step.fail?.message).toBe(`the run is waiting for the host's approval of tool/send (turn-1-call-1), tool/send (turn-1-call-2), tool/send (turn-1-call-3) and ${held.length - 3} more calls`);
   });
 
+  // A host's edit is kept in the record as what ran: it counts against maxToolResultSize as the
+  // program's arguments do, or an approval step could grow the trace and saved state past any bound.
+  it("counts a host's edited arguments against maxToolResultSize: an edit past what the run may keep is refused", async () => {
+    const sent: number[] = [];
+    const send = tool({ description: "Sends.", input: z.object({ body: z.string() }), needsApproval: true, run: ({ body }) => (sent.push(body.length), body.length) });
+    const agent = SubAgent.create({ prompt: "Send.", tools: { send }, maxTurns: 3 });
+    const options = { isolation, maxToolResultSize: 100_000 };
+    const step = await SubAgent.run(agent, { ...options, llm: scriptedLlm([code('(def r (pmap (fn [i] (tool/send {:body (str "hi " i)})) (range 5)))')]) });
+    expect(step.paused?.approvals).toHaveLength(5);
+    // Each edit just under the limit, five of them: 450,000 characters against 100,000.
+    const approvals = Object.fromEntries(step.paused?.approvals.map((a) => [a.id, { approved: true, args: { body: "x".repeat(90_000) } }]) ?? []);
+    const done = await SubAgent.resume(agent, runStateFromJson(json(step, agent)), { ...options, llm: scriptedLlm([code("(return (count r))")]), approvals });
+    // Before: all five ran and the saved state held 450,000 characters of them.
+    expect(sent.length).toBeLessThanOrEqual(1);
+    const kept = runStateToJson(saveRun(done, agent)).length;
+    expect(kept).toBeLessThan(300_000);
+    expect(done.turns[0].error?.kind ?? done.turns[0].error).toBe("tool_limit_exceeded");
+  });
+
   // The record kept every key of the host's edit, also those the tool's schema drops: the trace,
   // the event and the model were told the tool ran with {"to":"b@x.org","cc":"all@corp.org"}; it got { to }.
   it("records an edit without the keys the tool's schema drops, as the tool received it", async () => {
