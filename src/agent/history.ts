@@ -15,10 +15,29 @@ import type { ViewInput, ViewOptions, ViewStats } from "../history/view.js";
 import { wellFormed } from "../lisp/index.js";
 import { messageText } from "../llm/messages.js";
 import type { ChatMessage, Llm, LlmRequest, LlmResponse, TextMessage } from "../llm/types.js";
-import type { TurnCompaction } from "../trace/trace.js";
+import type { Turn, TurnCompaction } from "../trace/trace.js";
 import type { InheritableOptions } from "./types.js";
 
 export type HistoryStrategy = Strategy<Json, ViewInput>;
+
+/**
+ * Strategies the host built itself: given the turn records to read, never the run's own, whose
+ * trace and saved state a strategy that changed them would rewrite (the built-in ones only read).
+ */
+const hostStrategies = new WeakSet<object>();
+
+/** Each finished turn's copy for host strategies, made once: copied at every prompt, 50 turns of 1,000-row results took 6x the run. */
+const turnCopies = new WeakMap<Turn, Turn>();
+
+/** The records a host strategy reads: copies, which it may change without changing the run's (its own later views aside). */
+function hostRecords(input: ViewInput): ViewInput {
+  const turns = input.turns.map((t) => {
+    let copy = turnCopies.get(t);
+    if (copy === undefined) turnCopies.set(t, (copy = structuredClone(t)));
+    return copy;
+  });
+  return { ...input, turns };
+}
 
 /** The run's one strategy: `history` if set, else the interpreter strategy for `compressHistory`, else the full history. Throws on an unknown name or invalid options. */
 export function historyStrategy(options: Pick<InheritableOptions, "history" | "compressHistory" | "printlnHistoryLimit" | "view" | "llm">): HistoryStrategy {
@@ -26,7 +45,10 @@ export function historyStrategy(options: Pick<InheritableOptions, "history" | "c
     const history = options.history as Strategy | StrategySpec | string;
     // The client's cache lays out a strategy given by name or spec, as it does the view (withClientCache).
     const cache = options.llm?.cacheModel;
-    return resolveStrategy(cache === undefined || isStrategy(history) ? history : forClientCache(history, cache), defaultStrategies);
+    if (!isStrategy(history)) return resolveStrategy(cache === undefined ? history : forClientCache(history, cache), defaultStrategies);
+    const own = resolveStrategy(history, defaultStrategies);
+    hostStrategies.add(own);
+    return own;
   }
   if (options.compressHistory === true) return defaultStrategies.create({ name: INTERPRETER_STRATEGY, options: interpreterOptions(options) });
   return defaultStrategies.create("full");
@@ -123,7 +145,7 @@ export async function buildPrompt(input: ViewInput, viewOptions: ViewOptions, st
   const llm = context.llm === undefined ? undefined : noting(context.llm, calls);
   // The strategy's own copies: the prompt is measured against the full history's messages after.
   const result: CompactionResult = await strategy.project(
-    { messages: full.messages.map((m) => ({ ...m })), records: input },
+    { messages: full.messages.map((m) => ({ ...m })), records: hostStrategies.has(strategy) ? hostRecords(input) : input },
     context.state === undefined ? strategy.initialState() : context.state,
     { ...(llm === undefined ? {} : { llm }), ...(context.signal === undefined ? {} : { signal: context.signal }) },
   );

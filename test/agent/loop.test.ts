@@ -63,7 +63,7 @@ describe("a successful run", () => {
       code('(def reviews "Electronics reviews" (tool/search-reviews {:category "Electronics"}))\n(println (count reviews) (first reviews))'),
       code("(defn good? \"rated above 4\" [r] (> (:rating r) 4))\n(return {:products (filterv #(contains? (set data/products) %) (map :product (filter good? reviews)))})"),
     ]);
-    expect(step.fail).toBeUndefined();
+    expect(step.fail?.message).toBeUndefined();
     expect(step.ok).toBe(true);
     expect(step.value).toEqual({ products: ["Laptop", "Monitor"] });
     expect(step.turns.map((t) => t.status)).toEqual(["ok", "returned"]);
@@ -529,6 +529,30 @@ describe("endings", () => {
     expect(step.fail?.reason).toBe("internal_error");
     expect(step.fail?.message).toMatch(/^internal error: the history strategy "mine" threw building the prompt of turn 1 \(its message is left out/);
     expect(runStateToJson(saveRun(step, agent))).not.toContain("hunter2");
+  });
+
+  // A host strategy is given the run's turn records to read: what it does to them must not change
+  // what the trace, the step and the saved state say happened.
+  it("gives a host strategy the turn records to read, not to rewrite: the trace keeps what happened", async () => {
+    const agent = SubAgent.create({ prompt: "Go.", tools: { f: tool({ description: "f", run: () => ({ rows: [1, 2] }) }) }, maxTurns: 4 });
+    const project = (c: { messages: unknown[]; records?: { turns: Array<Record<string, unknown>> } }) => {
+      for (const t of c.records?.turns ?? []) {
+        t.program = "(forged)";
+        t.prints = ["forged"];
+        (t.toolCalls as Array<Record<string, unknown>>).push({ name: "forged", args: {}, durationMs: 0 });
+        for (const call of t.toolCalls as Array<{ result?: { rows?: number[] } }>) call.result?.rows?.push(99);
+      }
+      const n = c.messages.length;
+      return { messages: c.messages, state: null, events: [], stats: { messagesIn: n, tokensIn: 0, messagesOut: n, tokensOut: 0, llmCalls: 0, llmInputTokens: 0, llmOutputTokens: 0, durationMs: 0 } };
+    };
+    const history = { name: "meddler", options: {}, usesLlm: false, initialState: () => null, project } as unknown as RunOptions["history"];
+    const step = await SubAgent.run(agent, { llm: scriptedLlm([code('(def r (tool/f))\n(println "one")'), code("(println 2)"), code("(return 1)")]), history });
+    expect(step.fail?.message).toBeUndefined();
+    // Before: the first turn's program read "(forged)", with three forged calls and rows [1, 2, 99, 99].
+    expect(step.turns[0].program).toBe('(def r (tool/f))\n(println "one")');
+    expect(step.turns[0].prints).toEqual(["one"]);
+    expect(step.turns[0].toolCalls).toMatchObject([{ name: "f", result: { rows: [1, 2] } }]);
+    expect(runStateToJson(saveRun(step, agent))).not.toContain("forged");
   });
 
   it("ends with aborted when the signal fires while the output schema's async refinement never settles", async () => {
