@@ -2,6 +2,15 @@
 // or sent as data, and what it computes depends on how it was compiled.
 import { Fn, isMap, isSet, type Value } from "./values.js";
 import { Vec } from "./vector.js";
+import { sortOrder } from "./core/sorted.js";
+
+/** The program's function each sort order made from one calls (`sorted-set-by`'s comparator). */
+const orderFns = new WeakMap<object, Fn>();
+
+/** Notes that `order` calls `fn`: a collection sorted by it holds that function, as code. */
+export function noteOrderFn(order: object, fn: Fn): void {
+  orderFns.set(order, fn);
+}
 
 const EVERY = (): boolean => true;
 
@@ -29,10 +38,15 @@ export function anyHoldsFunction(values: Iterable<Value>, counts: (f: Fn) => boo
       if (counts(v)) return true;
     } else if (v instanceof Vec) {
       for (const x of v) if (push(x)) return true;
-    } else if (isMap(v)) {
-      for (const [k, x] of v) if (push(k) || push(x)) return true;
-    } else if (isSet(v)) {
-      for (const x of v) if (push(x)) return true;
+    } else if (isMap(v) || isSet(v)) {
+      // A collection sorted by the program's comparator holds it: restored as data it would come
+      // back in another order, and run where marks are not followed it would compute unmarked.
+      const order = sortOrder(v);
+      const fn = order === undefined ? undefined : orderFns.get(order);
+      if (fn !== undefined && push(fn)) return true;
+      if (isMap(v)) {
+        for (const [k, x] of v) if (push(k) || push(x)) return true;
+      } else for (const x of v) if (push(x)) return true;
     }
   }
   return false;

@@ -14,6 +14,7 @@ import { Vec } from "../vector.js";
 import { overflow } from "./arithmetic.js";
 import { countArg, describe, expectFn, items, ordered } from "./args.js";
 import { Builtin, type BuiltinDef } from "./registry.js";
+import { noteOrderFn } from "../holds-function.js";
 
 type Unary = (x: Value) => Value;
 
@@ -679,12 +680,14 @@ export function comparator(who: string, c: Value): Cmp {
   if (!(c instanceof Fn)) {
     throw typeErr(`${who} expects a comparator function, got ${describe(c)}`, c instanceof Keyword ? `the key function comes first: (sort-by :${c.name} > coll)` : "use compare, < or >, or (fn [a b] ...)");
   }
-  return (a, b) => {
+  const order: Cmp = (a, b) => {
     const r = c.call2(a, b);
     const n = comparatorResult(who, r);
     if (n !== null) return n;
     return truthy(r) ? -1 : truthy(c.call2(b, a)) ? 1 : 0;
   };
+  noteOrderFn(order, c);
+  return order;
 }
 
 function sortCharge(n: number): void {
