@@ -385,6 +385,9 @@ export class ToolSession {
       if (verdict.kind === "reject") throw new Refusal(verdict.message);
       if (verdict.kind === "recorded") {
         call.answering?.("replayed", verdict.call.durationMs);
+        // A call that ran with the host's edit replays it: the edit is kept again, and counted again
+        // (else each resume could add one more edit up to the bound).
+        if (Object.hasOwn(verdict.call, "asked")) this.options.scope.keepToolResult?.(plainSize(verdict.call.args, new Map(), 0));
         if (verdict.call.error !== undefined) throw recordedFailure(verdict.call.error, verdict.call.errorKind, verdict.call.errorHint);
         return replayAnswer(verdict.call, call);
       }

@@ -215,21 +215,27 @@ describe.each<Isolation>(["worker", "none"])("tool approvals (isolation %s)", (i
 
   // A host's edit is kept in the record as what ran: it counts against maxToolResultSize as the
   // program's arguments do, or an approval step could grow the trace and saved state past any bound.
-  it("counts a host's edited arguments against maxToolResultSize: an edit past what the run may keep is refused", async () => {
+  // Five calls at once, and two one after the other (each paused for, and edited, in its own resume).
+  it.each([
+    ['(def r (pmap (fn [i] (tool/send {:body (str "hi " i)})) (range 5)))'],
+    ['(def a (tool/send {:body "one"}))\n(def r [a (tool/send {:body "two"})])'],
+  ])("counts a host's edited arguments against maxToolResultSize, across resumes too: an edit past what the run may keep is refused (%s)", async (program) => {
     const sent: number[] = [];
     const send = tool({ description: "Sends.", input: z.object({ body: z.string() }), needsApproval: true, run: ({ body }) => (sent.push(body.length), body.length) });
     const agent = SubAgent.create({ prompt: "Send.", tools: { send }, maxTurns: 3 });
     const options = { isolation, maxToolResultSize: 100_000 };
-    const step = await SubAgent.run(agent, { ...options, llm: scriptedLlm([code('(def r (pmap (fn [i] (tool/send {:body (str "hi " i)})) (range 5)))')]) });
-    expect(step.paused?.approvals).toHaveLength(5);
-    // Each edit just under the limit, five of them: 450,000 characters against 100,000.
-    const approvals = Object.fromEntries(step.paused?.approvals.map((a) => [a.id, { approved: true, args: { body: "x".repeat(90_000) } }]) ?? []);
-    const done = await SubAgent.resume(agent, runStateFromJson(json(step, agent)), { ...options, llm: scriptedLlm([code("(return (count r))")]), approvals });
-    // Before: all five ran and the saved state held 450,000 characters of them.
-    expect(sent.length).toBeLessThanOrEqual(1);
-    const kept = runStateToJson(saveRun(done, agent)).length;
-    expect(kept).toBeLessThan(300_000);
-    expect(done.turns[0].error?.kind ?? done.turns[0].error).toBe("tool_limit_exceeded");
+    let step = await SubAgent.run(agent, { ...options, llm: scriptedLlm([code(program)]) });
+    // However many calls each pause holds (a worker's may come one at a time), every one the host
+    // is asked about is edited to just under the bound: 450,000 characters against 100,000.
+    for (let resumes = 0; step.paused !== undefined && resumes < 6; resumes++) {
+      const approvals = Object.fromEntries(step.paused.approvals.map((a) => [a.id, { approved: true, args: { body: "x".repeat(90_000) } }]));
+      step = await SubAgent.resume(agent, runStateFromJson(json(step, agent)), { ...options, llm: scriptedLlm([code("(return (count r))")]), approvals });
+    }
+    // Before: all five ran and the saved state held 465,845 characters of them; one after the
+    // other, the first edit was not counted again when its turn was replayed, and both ran.
+    expect(sent).toEqual([90_000]);
+    expect(runStateToJson(saveRun(step, agent)).length).toBeLessThan(300_000);
+    expect(step.turns[0].error?.kind).toBe("tool_limit_exceeded");
   });
 
   // The record kept every key of the host's edit, also those the tool's schema drops: the trace,
