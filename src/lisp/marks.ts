@@ -1349,15 +1349,20 @@ function eachPart(v: Value, visit: (x: string | number | Keyword) => void, closu
   walk(v, 0);
 }
 
-/** Text's letters and digits in lower case, its URL (`%40`) and `\u0040` escapes read first: what an echo keeps of a value whatever it did to separators. */
+/**
+ * Text's letters and digits in lower case, its URL (`%40`) and `\u0040` escapes read first: what
+ * an echo keeps of a value whatever it did to separators. Lower-cased as one character at a time
+ * (a final Σ as σ, not ς), as `compacted` reads a message.
+ */
 function compactText(text: string): string {
-  return text.replace(ESCAPE, (m, hex: string | undefined, u: string | undefined) => String.fromCharCode(parseInt(hex ?? u ?? "", 16))).toLowerCase().replace(NOT_ALNUM, "");
+  return text.replace(ESCAPE, (m, hex: string | undefined, u: string | undefined) => String.fromCharCode(parseInt(hex ?? u ?? "", 16))).replace(SIGMA, "σ").toLowerCase().replace(NOT_ALNUM, "");
 }
 
 const ESCAPE = /%([0-9A-Fa-f]{2})|\\u([0-9A-Fa-f]{4})/g;
 /** ESCAPE where a scan stands. */
 const ESCAPE_AT = new RegExp(ESCAPE.source, "y");
 const NOT_ALNUM = /[^\p{L}\p{N}]/gu;
+const SIGMA = /Σ/g;
 
 /**
  * A tool's message with each stretch that holds a hidden argument's letters and digits once case,
@@ -1365,216 +1370,347 @@ const NOT_ALNUM = /[^\p{L}\p{N}]/gu;
  * forwards or reversed, replaced by its stand-in: the echoes `Marks.echoed` hides in a result,
  * and pieces of a hidden string: the message is the host's text about the arguments, so a
  * prefix, a segment or the last characters it quotes (`bad token K7Z2Q9-B3M8X`, `ends W5R2`) are
- * derived too. A stretch that holds a digit is hidden whole. One of letters only is hidden by
- * pieces, each found whole in one argument: one of ECHO_MIN+ letters, and a shorter one (of
- * QUOTED_MIN+) where it is whole words of the message and of the argument (or the argument is
- * one word), so that the message's own words keep showing where a prose argument holds them
- * inside its words (`data` of `metadata`), and words that two arguments each hold a few letters
- * of do not join into one echo. A hidden number is looked for whole (ECHO_MIN+ digits): its
- * pieces are digits, which a message holds for its own reasons (`<=1000` beside a hidden 10000).
- * `given` pairs each hidden argument with its stand-in.
+ * derived too. A stretch is where runs of QUOTED_MIN+ characters the message shares with the
+ * arguments overlap or meet; one that holds a digit is hidden whole. One of letters alone is hidden piece by piece, each piece
+ * what one argument holds in one place, so that the message's own words keep showing where runs
+ * from different places or arguments meet (`crowdfund waiting` beside `... waits for a refund`):
+ * a piece of ECHO_MIN+ letters is hidden, a shorter one only when it is whole words of the
+ * message and of the argument (`tion` of `option` shows). Each piece is named after the argument
+ * that holds it. A hidden number is looked for whole (ECHO_MIN+ digits): its pieces are digits,
+ * which a message holds for its own reasons (`<=1000` beside a hidden 10000). `given` pairs each
+ * hidden argument with its stand-in; `budget` bounds the work pieces take (characters compared),
+ * past which the rest of each stretch is hidden whole where it holds a digit, ECHO_MIN+ units or
+ * whole words of the message (as before pieces were told apart).
  */
-export function hideRewritten(text: string, given: Array<[string | number, string]>): string {
-  // The QUOTED_MIN-character runs of each hidden string's compact text, forwards and reversed, that
-  // the message holds: kept to those, so a tool given thousands of hidden values indexes no more than its message.
-  const whole = compactText(text);
-  const inText = new Set<string>();
-  for (let k = 0; k + QUOTED_MIN <= whole.length; k++) inText.add(whole.slice(k, k + QUOTED_MIN));
-  const grams = new Map<string, number[]>();
-  const forms: ArgForm[] = [];
-  const numbers: Array<[string, string]> = [];
-  for (const [value, shown] of inText.size === 0 ? [] : given) {
-    if (typeof value === "number") {
-      compactForms(String(value), shown, numbers);
-      continue;
-    }
-    const c = compactText(value);
-    for (const reverse of [false, true]) {
-      const form = reverse ? reversed(c) : c;
-      let at = -1;
-      for (let k = 0; k + QUOTED_MIN <= form.length; k++) {
-        const g = form.slice(k, k + QUOTED_MIN);
-        if (!inText.has(g)) continue;
-        if (at < 0) at = forms.push({ text: form, shown, value, reverse }) - 1;
-        const list = grams.get(g);
-        if (list === undefined) grams.set(g, [at]);
-        else if (list[list.length - 1] !== at) list.push(at);
-      }
-    }
-  }
-  const wholes = numbers.filter(([q]) => whole.includes(q));
-  // Most messages hold no echo: the positions below are worked out only for one that does.
-  if (grams.size === 0 && wholes.length === 0) return text;
-  const pieces: Pieces = { grams, forms, wholes, budget: SPLIT_BUDGET };
+export function hideRewritten(text: string, given: Array<[string | number, string]>, budget?: number): string {
   // Stand-ins already in the message name places (`data/_creds :token`): only the text between them is searched.
-  if (!text.includes(STAND_IN_OPEN)) return hidePieces(text, pieces);
-  return text
-    .split(STAND_INS)
-    .map((part, i) => (i % 2 === 1 ? part : hidePieces(part, pieces)))
-    .join("");
+  const parts = text.includes(STAND_IN_OPEN) ? text.split(STAND_INS) : [text];
+  const texts = parts.map((part, i) => (i % 2 === 1 ? null : compacted(part)));
+  const units = texts.reduce((n, t) => n + (t?.c.length ?? 0), 0);
+  const ix = pieceIndex(texts, units, given);
+  // No argument holds a run (one the message holds, when they are the larger): most messages hold no echo.
+  if (ix === null) return text;
+  const work: Work = { left: budget ?? PIECE_BUDGET + PIECE_WORK * units };
+  return parts.map((part, i) => (i % 2 === 1 ? part : hidePieces(part, texts[i] as Compacted, ix, work))).join("");
 }
 
-/** A hidden string's compact text, forwards or reversed, that a message may hold pieces of. */
-interface ArgForm {
-  readonly text: string;
-  readonly shown: string;
-  readonly value: string;
-  readonly reverse: boolean;
-  /** Where its words start and end in `text` (worked out when a short piece asks). */
-  words?: { starts: Uint8Array; ends: Uint8Array; one: boolean };
+/** The work hideRewritten's pieces may take, in characters compared: a million, and PIECE_WORK more per character of the message, so that it grows with the message, not faster. */
+const PIECE_BUDGET = 1_000_000;
+const PIECE_WORK = 16;
+
+/** A text's letters and digits as compactText keeps them (by UTF-16 unit), each with the stretch of the text it was read from (a character, an escape). */
+interface Compacted {
+  readonly c: string;
+  readonly from: Int32Array;
+  readonly to: Int32Array;
 }
 
-/** What `hidePieces` looks for: each run of QUOTED_MIN characters with the forms that hold it, the forms, the whole numbers, and what is left of its budget. */
-interface Pieces {
-  readonly grams: ReadonlyMap<string, readonly number[]>;
-  readonly forms: ArgForm[];
-  readonly wholes: ReadonlyArray<[string, string]>;
-  budget: number;
-}
-
-/**
- * The substring checks one message may spend splitting stretches into pieces: past them, what is
- * left of a stretch is hidden whole, as an echo (a message of a million characters made of an
- * argument's words would otherwise cost a check per word per argument).
- */
-const SPLIT_BUDGET = 100_000;
-
-/** The message's letters and digits as compactText keeps them, each with the stretch of text it came from. */
-function compactMap(text: string): { c: string; from: Int32Array; to: Int32Array } {
-  const chars: string[] = [];
-  let from: Int32Array = new Int32Array(Math.max(16, text.length));
-  let to: Int32Array = new Int32Array(from.length);
+function compacted(text: string): Compacted {
+  let units = new Uint16Array(text.length);
+  let from = new Int32Array(text.length);
+  let to = new Int32Array(text.length);
   let n = 0;
+  const keep = (unit: number, i: number, end: number): void => {
+    if (n === units.length) [units, from, to] = [grown(units, new Uint16Array(2 * n + 1)), grown(from, new Int32Array(2 * n + 1)), grown(to, new Int32Array(2 * n + 1))];
+    units[n] = unit;
+    from[n] = i;
+    to[n++] = end;
+  };
   for (let i = 0; i < text.length; ) {
-    ESCAPE_AT.lastIndex = i;
-    const m = ESCAPE_AT.exec(text);
-    const ch = m === null ? String.fromCodePoint(text.codePointAt(i) as number) : String.fromCharCode(parseInt(m[1] ?? m[2], 16));
-    const end = i + (m === null ? ch.length : m[0].length);
-    for (const k of ch.toLowerCase().replace(NOT_ALNUM, "")) {
-      // A lower case of more characters than the text's (`İ`) may outgrow the arrays.
-      if (n === from.length) {
-        from = grown(from);
-        to = grown(to);
-      }
-      chars.push(k);
-      from[n] = i;
-      to[n] = end;
-      n++;
+    let code = text.charCodeAt(i);
+    let end = i + 1;
+    if (code === 0x25 || code === 0x5c) {
+      ESCAPE_AT.lastIndex = i;
+      const m = ESCAPE_AT.exec(text);
+      if (m !== null) [code, end] = [parseInt(m[1] ?? m[2], 16), i + m[0].length];
+    }
+    if (code < 0x80) {
+      const low = code >= 0x41 && code <= 0x5a ? code + 0x20 : code;
+      if ((low >= 0x61 && low <= 0x7a) || (low >= 0x30 && low <= 0x39)) keep(low, i, end);
+    } else {
+      const ch = end > i + 1 ? String.fromCharCode(code) : String.fromCodePoint(text.codePointAt(i) as number);
+      if (end === i + 1) end = i + ch.length;
+      // Each UTF-16 unit of a letter beyond the BMP (`𝐀`) is a place, as the runs looked up are cut.
+      const kept = ch.toLowerCase().replace(NOT_ALNUM, "");
+      for (let k = 0; k < kept.length; k++) keep(kept.charCodeAt(k), i, end);
     }
     i = end;
   }
-  return { c: chars.join(""), from: from.subarray(0, n), to: to.subarray(0, n) };
+  let c = "";
+  for (let k = 0; k < n; k += 4096) c += String.fromCharCode(...units.subarray(k, Math.min(n, k + 4096)));
+  return { c, from: from.subarray(0, n), to: to.subarray(0, n) };
 }
 
-function grown(xs: Int32Array): Int32Array {
-  const out = new Int32Array(xs.length * 2);
-  out.set(xs);
-  return out;
+function grown<T extends Uint16Array | Int32Array>(a: T, into: T): T {
+  into.set(a);
+  return into;
 }
 
-/** Whether compact characters a..b are whole words of the text they map to: nothing of a word on either side. */
-function wholeWords(from: Int32Array, to: Int32Array, a: number, b: number): boolean {
-  return (a === 0 || from[a] !== to[a - 1]) && (b === from.length - 1 || to[b] !== from[b + 1]);
+/** Whether the unit at `k` goes on the word of the one before it (no separator between them). */
+function glued(t: Compacted, k: number): boolean {
+  return k > 0 && k < t.c.length && (t.from[k] === t.to[k - 1] || t.from[k] === t.from[k - 1]);
 }
 
-/** Whether `piece` stands in a form as whole words of its argument, or the argument is one word. */
-function wordsOfArgument(form: ArgForm, piece: string): boolean {
-  if (form.words === undefined) {
-    const { from, to } = compactMap(form.value);
-    const len = from.length;
-    const starts = new Uint8Array(len);
-    const ends = new Uint8Array(len);
-    let one = true;
-    for (let k = 0; k < len; k++) {
-      const start = k === 0 || from[k] !== to[k - 1];
-      if (start && k > 0) one = false;
-      // Read backwards, a word's end is where it starts.
-      const at = form.reverse ? len - 1 - k : k;
-      if (start) (form.reverse ? ends : starts)[at] = 1;
-      if (k === len - 1 || to[k] !== from[k + 1]) (form.reverse ? starts : ends)[at] = 1;
-    }
-    form.words = { starts, ends, one };
+/** The run of QUOTED_MIN units at `k` as a key: a small integer when they are ASCII, so that a scan of a long message makes no strings. */
+function runKey(s: string, k: number): number | string {
+  let key = 0;
+  for (let j = 0; j < QUOTED_MIN; j++) {
+    const u = s.charCodeAt(k + j);
+    if (u >= 0x80) return s.slice(k, k + QUOTED_MIN);
+    key = key * 0x80 + u;
   }
-  const { starts, ends, one } = form.words;
-  if (one) return true;
-  for (let k = form.text.indexOf(piece); k >= 0; k = form.text.indexOf(piece, k + 1)) if (starts[k] === 1 && ends[k + piece.length - 1] === 1) return true;
-  return false;
+  return key;
 }
 
-/** `text` with the stretches `hideRewritten` hides replaced by the stand-in of the argument they are from. */
-function hidePieces(text: string, pieces: Pieces): string {
-  const { c, from, to } = compactMap(text);
-  // Which characters some argument's run covers (the first such argument's stand-in), and whole numbers'.
-  const covered: Array<string | undefined> = new Array<string | undefined>(c.length);
-  for (let k = 0; k + QUOTED_MIN <= c.length; k++) {
-    const at = pieces.grams.get(c.slice(k, k + QUOTED_MIN));
-    if (at === undefined) continue;
-    const shown = pieces.forms[at[0]].shown;
-    for (let j = k; j < k + QUOTED_MIN; j++) covered[j] ??= shown;
+/** A hidden argument's compact text, forwards or reversed, and its stand-in; a number's is looked for whole. */
+interface Form {
+  readonly text: string;
+  readonly shown: string;
+  readonly whole: boolean;
+  /** A string's, read forwards: the string, and where its compact text was read from (for its words), once asked for. */
+  readonly value: string | null;
+  words?: Compacted;
+}
+
+/** Where the arguments' forms hold each run the message does: places are form * PLACE + position. */
+interface PieceIndex {
+  readonly forms: Form[];
+  readonly runs: Map<number | string, number[]>;
+  /** Numbers' forms by their first run. */
+  readonly numbers: Map<number | string, number[]>;
+}
+
+const PLACE = 2 ** 30;
+
+/** The index of `given` for a message compacted as `texts` (`units` long). */
+function pieceIndex(texts: ReadonlyArray<Compacted | null>, units: number, given: Array<[string | number, string]>): PieceIndex | null {
+  const forms: Form[] = [];
+  let formChars = 0;
+  for (const [value, shown] of given) {
+    const c = compactText(String(value));
+    const whole = typeof value === "number";
+    if (c.length < (whole ? ECHO_MIN : QUOTED_MIN)) continue;
+    forms.push({ text: c, shown, whole, value: whole ? null : (value as string) }, { text: reversed(c), shown, whole, value: null });
+    formChars += 2 * c.length;
   }
-  for (const [q, shown] of pieces.wholes) for (let k = c.indexOf(q); k >= 0; k = c.indexOf(q, k + 1)) for (let j = k; j < k + q.length; j++) covered[j] ??= shown;
+  // Kept to the runs the message holds when the arguments are the larger: a tool given
+  // thousands of hidden values indexes no more than its message.
+  let inText: Set<number | string> | null = null;
+  if (formChars > units) {
+    inText = new Set();
+    for (const t of texts) for (let k = 0; t !== null && k + QUOTED_MIN <= t.c.length; k++) inText.add(runKey(t.c, k));
+  }
+  const runs = new Map<number | string, number[]>();
+  const numbers = new Map<number | string, number[]>();
+  const add = (to: Map<number | string, number[]>, key: number | string, place: number): void => {
+    if (inText !== null && !inText.has(key)) return;
+    const places = to.get(key);
+    if (places === undefined) to.set(key, [place]);
+    else places.push(place);
+  };
+  forms.forEach((form, f) => {
+    if (form.whole) add(numbers, runKey(form.text, 0), f);
+    else for (let p = 0; p + QUOTED_MIN <= form.text.length; p++) add(runs, runKey(form.text, p), f * PLACE + p);
+  });
+  return runs.size === 0 && numbers.size === 0 ? null : { forms, runs, numbers };
+}
+
+/** Where a string argument's compact text was read from, for its words (none if it reads otherwise one character at a time). */
+function wordsOf(form: Form): Compacted | null {
+  if (form.value === null) return null;
+  form.words ??= compacted(form.value);
+  return form.words.c === form.text ? form.words : null;
+}
+
+interface Work {
+  left: number;
+}
+
+/** `text` (compacted as `t`) with the stretches `hideRewritten` hides replaced by the stand-in of the argument they are from. */
+function hidePieces(text: string, t: Compacted, ix: PieceIndex, work: Work): string {
+  const c = t.c;
+  // Numbers sent back whole, by where they start.
+  const numbersAt = new Map<number, number>();
   let out = "";
   let at = 0;
-  const hide = (a: number, b: number, shown: string): void => {
-    out += text.slice(at, from[a]) + shown;
-    at = to[b];
+  const hide = (a: number, e: number): void => {
+    for (const [s, end, shown] of hiddenParts(t, a, e, ix, work, numbersAt)) {
+      out += text.slice(at, t.from[s]) + shown;
+      at = t.to[end - 1];
+    }
   };
-  for (let a = 0; a < c.length; a++) {
-    const shown = covered[a];
-    if (shown === undefined) continue;
-    let b = a;
-    while (b + 1 < c.length && covered[b + 1] !== undefined) b++;
-    if (DIGIT.test(c.slice(a, b + 1))) hide(a, b, shown);
-    else splitStretch(c, from, to, a, b, pieces, shown, hide);
-    a = b;
+  // Stretches [a, e) where runs of the arguments' (or whole numbers) overlap or meet.
+  let a = 0;
+  let e = -1;
+  for (let k = 0; k + QUOTED_MIN <= c.length; k++) {
+    const key = runKey(c, k);
+    let end = ix.runs.has(key) ? k + QUOTED_MIN : -1;
+    for (const f of ix.numbers.get(key) ?? []) {
+      const q = ix.forms[f].text;
+      // Once the work is spent, a run a hidden number starts with is hidden without a look.
+      if (--work.left < 0) end = Math.max(end, k + QUOTED_MIN);
+      else if (k + q.length > end && c.startsWith(q, k)) {
+        end = k + q.length;
+        numbersAt.set(k, f);
+      }
+    }
+    if (end < 0) continue;
+    if (k > e) {
+      if (e >= 0) hide(a, e);
+      a = k;
+    }
+    e = Math.max(e, end);
   }
+  if (e >= 0) hide(a, e);
   return at === 0 ? text : out + text.slice(at);
 }
 
 /**
- * Hides the pieces of the letters a..b that one argument holds whole, each found from where the
- * last ended, longest first: ECHO_MIN+ letters, or fewer that are whole words of both texts
- * (looked for from each letter on, where the piece there is shorter).
- * `shown` is the stand-in of the stretch's first argument.
+ * The parts of the stretch [a, e) of `t` to hide, as [start, end, stand-in]: pieces found by a
+ * walk forwards, each the longest hidden one an argument holds from where the walk stands (or
+ * none: the walk moves on by one unit). In a stretch holding a digit, the units between pieces
+ * are hidden with the piece after them (the last ones with the last piece). Once the work is
+ * spent, the rest of the stretch is hidden whole if it holds a digit, ECHO_MIN+ units or whole
+ * words of the message.
  */
-function splitStretch(c: string, from: Int32Array, to: Int32Array, a: number, b: number, pieces: Pieces, shown: string, hide: (a: number, b: number, shown: string) => void): void {
-  for (let p = a; p + QUOTED_MIN <= b + 1; ) {
-    // Out of checks: the rest is hidden whole, as an echo would be (never shown for want of a look).
-    if (pieces.budget <= 0) return hide(p, b, shown);
-    const start = pieces.grams.get(c.slice(p, p + QUOTED_MIN));
-    if (start === undefined) {
-      p++;
+function hiddenParts(t: Compacted, a: number, e: number, ix: PieceIndex, work: Work, numbersAt: ReadonlyMap<number, number>): Array<[number, number, string]> {
+  const out: Array<[number, number, string]> = [];
+  const put = (s: number, end: number, shown: string): void => {
+    const last = out[out.length - 1];
+    if (last !== undefined && last[1] === s && last[2] === shown) last[1] = end;
+    else out.push([s, end, shown]);
+  };
+  const digits = DIGIT.test(t.c.slice(a, e));
+  let open = a;
+  for (let s = a; s < e; ) {
+    const p = ownPiece(t, s, e, ix, work, numbersAt);
+    if (p === SPENT) {
+      if (digits || e - s >= ECHO_MIN || (!glued(t, s) && !glued(t, e))) put(digits ? open : s, e, out[out.length - 1]?.[2] ?? firstShown(t, a, ix, numbersAt));
+      return out;
+    }
+    if (p === null) {
+      s++;
       continue;
     }
-    let holders = start;
-    let q = p + QUOTED_MIN - 1;
-    while (q < b && pieces.budget > 0) {
-      const longer = c.slice(p, q + 2);
-      const still = holders.filter((f) => pieces.forms[f].text.includes(longer));
-      pieces.budget -= holders.length;
-      if (still.length === 0) break;
-      holders = still;
-      q++;
-    }
-    if (q + 1 - p >= ECHO_MIN) {
-      hide(p, q, pieces.forms[holders[0]].shown);
-      p = q + 1;
-      continue;
-    }
-    // Shorter: the longest of its starts that is whole words of the message (`then` of `thenthe`
-    // read across `then they`), if whole words of an argument that holds it.
-    let end = q;
-    while (end >= p + QUOTED_MIN - 1 && !wholeWords(from, to, p, end)) end--;
-    const piece = c.slice(p, end + 1);
-    const holder = end < p + QUOTED_MIN - 1 ? undefined : start.find((f) => pieces.forms[f].text.includes(piece) && wordsOfArgument(pieces.forms[f], piece));
-    pieces.budget -= start.length;
-    if (holder === undefined) p++;
-    else {
-      hide(p, end, pieces.forms[holder].shown);
-      p = end + 1;
-    }
+    put(digits ? open : s, s + p.len, ix.forms[p.form].shown);
+    s += p.len;
+    open = s;
   }
+  if (digits && open < e) {
+    const last = out[out.length - 1];
+    if (last === undefined) out.push([a, e, firstShown(t, a, ix, numbersAt)]);
+    else last[1] = e;
+  }
+  return out;
 }
+
+/**
+ * namedPiece, given way where a word of the message starts inside it and a piece from there
+ * reaches further: `for william.smith@…` is not hidden as `rwilliams` of a hidden
+ * `jennifer.williams@…` and the rest, but as `william.smith@…`.
+ */
+function ownPiece(t: Compacted, s: number, e: number, ix: PieceIndex, work: Work, numbersAt: ReadonlyMap<number, number>): Piece | null | typeof SPENT {
+  const p = namedPiece(t, s, e, ix, work, numbersAt);
+  for (let w = s + 1; p !== null && p !== SPENT && w < s + p.len; w++) {
+    if (glued(t, w)) continue;
+    const later = namedPiece(t, w, e, ix, work, numbersAt);
+    if (later === SPENT) return SPENT;
+    if (later !== null && w + later.len > s + p.len) return namedPiece(t, s, w, ix, work, numbersAt);
+  }
+  return p;
+}
+
+/** The stand-in of the first argument holding what a stretch starts with. */
+function firstShown(t: Compacted, a: number, ix: PieceIndex, numbersAt: ReadonlyMap<number, number>): string {
+  const places = ix.runs.get(runKey(t.c, a));
+  return ix.forms[places === undefined ? (numbersAt.get(a) as number) : Math.floor(places[0] / PLACE)].shown;
+}
+
+interface Piece {
+  len: number;
+  form: number;
+}
+
+const SPENT = "spent";
+
+/**
+ * The longest piece of `t` from `s` (to `e` at most) that one argument holds in one place and
+ * that is hidden: ECHO_MIN+ units, or whole words of the message and of the argument (read
+ * forwards); null if there is none. Places are looked up by the rarest run such a piece would
+ * hold, so that 16,000 arguments sharing the run at `s` (`user`) are not each compared.
+ */
+function namedPiece(t: Compacted, s: number, e: number, ix: PieceIndex, work: Work, numbersAt: ReadonlyMap<number, number>): Piece | null | typeof SPENT {
+  if (--work.left < 0) return SPENT;
+  const n = numbersAt.get(s);
+  let best: Piece | null = n === undefined || ix.forms[n].text.length > e - s ? null : { len: ix.forms[n].text.length, form: n };
+  let need = least(t, s, best === null ? QUOTED_MIN : best.len + 1);
+  let [places, shift] = need > e - s ? [[], 0] : rarest(t.c, s, need, ix.runs);
+  for (let i = 0; i < places.length; i++) {
+    const f = Math.floor(places[i] / PLACE);
+    const q = (places[i] % PLACE) - shift;
+    const form = ix.forms[f];
+    const max = Math.min(e - s, form.text.length - q);
+    let len = 0;
+    if (q >= 0 && max >= need) while (len < max && form.text.charCodeAt(q + len) === t.c.charCodeAt(s + len)) len++;
+    if ((work.left -= len + 1) < 0) return SPENT;
+    if (len < ECHO_MIN && len >= need) len = wordsEnd(t, s, wordsOf(form), q, len, need);
+    if (len < need) continue;
+    best = { len, form: f };
+    need = least(t, s, len + 1);
+    if (need > e - s) break;
+    [places, shift] = rarest(t.c, s, need, ix.runs);
+    i = -1;
+  }
+  return best;
+}
+
+/** The least length from `len` on of a piece from `s` that may be hidden: below ECHO_MIN units, only where words of the message start and end. */
+function least(t: Compacted, s: number, len: number): number {
+  if (glued(t, s)) return Math.max(len, ECHO_MIN);
+  while (len < ECHO_MIN && glued(t, s + len)) len++;
+  return len;
+}
+
+/**
+ * The longest `l` from `need` to `len` at which both [s, s + l) of `t` and [q, q + l) of an
+ * argument's words end a word, the latter starting one; 0 if none. An argument of one word (a
+ * password, a key) has no words of its own to tell a piece by: any of its pieces counts.
+ */
+function wordsEnd(t: Compacted, s: number, words: Compacted | null, q: number, len: number, need: number): number {
+  if (words === null) return 0;
+  const one = oneWord(words);
+  if (!one && glued(words, q)) return 0;
+  for (let l = len; l >= need; l--) if (!glued(t, s + l) && (one || !glued(words, q + l))) return l;
+  return 0;
+}
+
+const oneWords = new WeakMap<Compacted, boolean>();
+
+/** Whether an argument's compact text was read from one word (no separator inside it). */
+function oneWord(words: Compacted): boolean {
+  let one = oneWords.get(words);
+  if (one === undefined) {
+    one = true;
+    for (let k = 1; k < words.c.length && one; k++) if (!glued(words, k)) one = false;
+    oneWords.set(words, one);
+  }
+  return one;
+}
+
+/** The places of the run from `s` to `s + need` held by the fewest, and how far into it that run starts (a few runs looked at). */
+function rarest(c: string, s: number, need: number, runs: ReadonlyMap<number | string, number[]>): [number[], number] {
+  const last = need - QUOTED_MIN;
+  let out: [number[], number] = [[], 0];
+  for (let j = 0; j <= RAREST_TRIES; j++) {
+    const d = Math.round((last * j) / RAREST_TRIES);
+    const places = runs.get(runKey(c, s + d));
+    if (places === undefined) return [[], 0];
+    if (j === 0 || places.length < out[0].length) out = [places, d];
+  }
+  return out;
+}
+
+const RAREST_TRIES = 4;
 
 const DIGIT = /\p{N}/u;
 

@@ -1,0 +1,120 @@
+// The adversary for a host's message about the hidden arguments it was given (`hideRewritten`),
+// the other way round: the message's own words must keep showing. A stretch of the message
+// whose every 4 characters occur somewhere in some hidden argument was hidden whole from 8
+// characters on, though the argument never held it in one place (`crowdfund waiting` beside a
+// note ending `... waits for a refund`: "fund" from one word, "wait" from another), and was
+// named after the first argument holding its first characters, not the one that holds it whole.
+// Letters of astral characters (`𝐀`) shifted where the message was cut, so a token after them
+// showed, and a final `Σ` read as `ς` in the argument but `σ` in the message showed. Each row
+// failed before its fix.
+import { describe, expect, it } from "vitest";
+import { evaluate } from "../../src/lisp/evaluate.js";
+import { hideRewritten, showStandIns } from "../../src/lisp/marks.js";
+import { fragments, leaks } from "../support/hidden.js";
+
+const TOKEN = "K7Z2Q9-B3M8X4-W5R2";
+const NOTE = "the quick brown fox jumps over the lazy dog while the customer waits for a refund";
+const FIRST = "james mary robert patricia john jennifer michael linda david elizabeth william barbara richard susan joseph jessica thomas sarah charles karen christopher nancy daniel lisa matthew betty anthony margaret mark sandra donald ashley steven kimberly paul emily andrew donna joshua michelle".split(" ");
+const LAST = "smith johnson williams brown jones garcia miller davis rodriguez martinez hernandez lopez gonzalez wilson anderson thomas taylor moore jackson martin lee perez thompson white harris sanchez clark ramirez lewis robinson walker young allen king wright scott torres nguyen hill flores".split(" ");
+/** 1,600 hidden emails, first.last@example.com. */
+const EMAILS = FIRST.flatMap((f) => LAST.map((l) => `${f}.${l}@example.com`));
+
+const standIn = (name: string): string => `\uE000hidden string from data/${name}\uE001`;
+/** `text` as a model sees it once hideRewritten has hidden the arguments (`[value, name]`) in it. */
+const hide = (text: string, given: Array<[string, string]>, budget?: number): string => showStandIns(hideRewritten(text, given.map(([v, name]) => [v, standIn(name)]), budget));
+const emails = (): Array<[string, string]> => EMAILS.map((e, i) => [e, `_users ${i}`]);
+
+describe("a tool's message keeps its own words beside long hidden arguments", () => {
+  it.each(["crowdfund waiting list is full", "crowdfund overflow", "crowdfund jumpstart denied", "crowdfund quickly closed"])("a hidden note: %s", (text) => {
+    expect(hide(text, [[NOTE, "_note"]])).toBe(text);
+  });
+
+  it.each(["service temporarily unavailable, retry later", "permission denied for the marketing mailing list"])("1,600 hidden emails: %s", (text) => {
+    expect(hide(text, emails())).toBe(text);
+  });
+
+  it("a word that is a word of the argument's but not of the message's keeps showing", () => {
+    expect(hide("refunded twice", [[NOTE, "_note"]])).toBe("refunded twice");
+    expect(hide("fund transfer failed", [[NOTE, "_note"]])).toBe("fund transfer failed");
+  });
+
+  it.each(["none", "worker"] as const)("through a tool run (isolation %s)", async (isolation) => {
+    const note = { run: () => { throw new Error("crowdfund waiting list is full"); } };
+    const r = await evaluate("(tool/note {:note data/_note})", { ctx: { _note: NOTE }, isolation, tools: { note } });
+    expect(r.toolCalls?.[0]?.error).toContain("crowdfund waiting list is full");
+  });
+});
+
+describe("a tool's message still hides what it holds of a hidden argument", () => {
+  it("8+ letters the argument holds in one place, and a word of both", () => {
+    expect(hide("note says: the lazy dog while", [[NOTE, "_note"]])).toBe("note says: <hidden string from data/_note>");
+    expect(hide("refund denied", [[NOTE, "_note"]])).toBe("<hidden string from data/_note> denied");
+  });
+
+  it("a final capital sigma, lower-cased as one character at a time, as the message is read", () => {
+    expect(hide("no user ΑΛΕΞΑΝΔΡΟΣ ΠΑΠΑΔΟΠΟΥΛΟΣ", [["ΑΛΕΞΑΝΔΡΟΣ ΠΑΠΑΔΟΠΟΥΛΟΣ", "_name"]])).toBe("no user <hidden string from data/_name>");
+  });
+
+  it("behind letters of astral characters", () => {
+    const tok: Array<[string, string]> = [[TOKEN, "_tok"]];
+    for (const [text, want] of [
+      [`𝐀𝐁𝐂𝐃𝐄𝐅 bad token ${TOKEN} here`, "𝐀𝐁𝐂𝐃𝐄𝐅 bad token <hidden string from data/_tok> here"],
+      [`😀 user 𝐀𝐁𝐂𝐃 token ${TOKEN.slice(0, 12)} ok`, "😀 user 𝐀𝐁𝐂𝐃 token <hidden string from data/_tok> ok"],
+      [`𝐚𝐛𝐜𝐝𝐞𝐟𝐠𝐡𝐢𝐣𝐤𝐥 token ${TOKEN}`, "𝐚𝐛𝐜𝐝𝐞𝐟𝐠𝐡𝐢𝐣𝐤𝐥 token <hidden string from data/_tok>"],
+    ]) {
+      const seen = hide(text, tok);
+      expect(seen).toBe(want);
+      expect(leaks(seen, fragments([TOKEN]))).toEqual([]);
+    }
+  });
+
+  it("when the work a message may take is spent, the rest of a stretch is hidden whole from 8 letters on, as before", () => {
+    expect(hide("crowdfund waiting list is full", [[NOTE, "_note"]], 0)).toBe("crowd<hidden string from data/_note>ing list is full");
+  });
+
+  it("a long message keeps its words and hides the echo at its end", () => {
+    const seen = hide("crowdfund waiting ".repeat(50_000) + "the lazy dog", [[NOTE, "_note"]]);
+    expect(seen.startsWith("crowdfund waiting crowdfund waiting ")).toBe(true);
+    expect(seen.endsWith("crowdfund waiting <hidden string from data/_note>")).toBe(true);
+  });
+});
+
+describe("a stretch is named after the argument it is from", () => {
+  it.each([
+    ["token B3M8X4-W5R2-ZZQP rejected", TOKEN, "B3M8X4-W5R2-ZZQP", "token <hidden string from data/_b> rejected"],
+    ["service-endpoint-beta is down", "alpha-service-endpoint", "service-endpoint-beta", "<hidden string from data/_b> is down"],
+    ["customer waits for a refund", "please call the customer back", "the customer waits for a refund", "<hidden string from data/_b>"],
+    [`tokens ${TOKEN}/Q7P4-LL29-XK3M expired`, TOKEN, "Q7P4-LL29-XK3M", "tokens <hidden string from data/_a>/<hidden string from data/_b> expired"],
+  ])("%s", (text, a, b, want) => {
+    expect(hide(text, [[a, "_a"], [b, "_b"]])).toBe(want);
+  });
+
+  // `for william.smith@…` holds `rwilliams` of `jennifer.williams@…`: a piece from an earlier place
+  // gives way to one starting at a word of the message that reaches further.
+  it.each(["william.smith@example.com", "mark.wright@example.com"])("no mailbox for %s, among 1,600 hidden emails", (email) => {
+    expect(hide(`no mailbox for ${email}`, emails())).toBe(`no mailbox for <hidden string from data/_users ${EMAILS.indexOf(email)}>`);
+  });
+
+  it.each(["none", "worker"] as const)("through a tool run (isolation %s)", async (isolation) => {
+    const check = { run: (args: Record<string, unknown>) => { throw new Error(`token ${String(args.b).replace(/-/g, "")} rejected`); } };
+    const r = await evaluate("(tool/check {:a data/_a :b data/_b})", { ctx: { _a: TOKEN, _b: "B3M8X4-W5R2-ZZQP" }, isolation, tools: { check } });
+    expect(r.toolCalls?.[0]?.error).toMatch(/^token .*hidden string from data\/_b.* rejected$/);
+  });
+});
+
+// The work is bounded (a budget in characters compared, growing with the message): past it the
+// rest is hidden as before. These fit in it, so what they show tells the work did not run out.
+describe("the work pieces take grows with the message", () => {
+  it("16,000 hidden emails, each sent back in a 1.4 MB message, are each named after their own", () => {
+    const many = Array.from({ length: 16_000 }, (_, i) => `user${i}.name@example${i % 13}.com`);
+    const text = many.map((e) => `no mailbox for ${e} (550 mailbox unavailable, try again later)\n`).join("");
+    const lines = hide(text, many.map((e, i) => [e, `_emails ${i}`])).split("\n");
+    const wrong = lines.filter((line, i) => line !== "" && line !== `no mailbox for <hidden string from data/_emails ${i}> (550 mailbox unavailable, try again later)`);
+    expect(wrong.slice(0, 3)).toEqual([]);
+  });
+
+  it("a 1 MB message of a word one argument holds inside its own words shows whole", () => {
+    const text = "word ".repeat(200_000);
+    expect(hide(text, [["sword password", "_pw"]]) === text).toBe(true);
+  });
+});
