@@ -7,6 +7,8 @@
 // meets it: a vector of 3,000 references to one 1M-character string would be 3 GB).
 import { OrderedMap, OrderedSet } from "ptc-immutable";
 import { markSorted, sortOrder } from "./core/sorted.js";
+import type { Cmp } from "./core/sequences.js";
+import { noteOrderFn } from "./holds-function.js";
 import { compare } from "./equality.js";
 import { LispError, nestedTooDeep } from "./errors.js";
 import { STACK_SAFE_DEPTH } from "./limits.js";
@@ -66,8 +68,16 @@ export class RemoteFn extends Fn {
   }
 }
 
-// Sorted in a custom order on the other side: readable, but not sendable back as data.
-const foreignOrder = new WeakSet<object>();
+/**
+ * The order of a collection sorted by a function on the other side, whose code stayed there: it
+ * reads in its order, but anything that needs the order here (adding to it, a subseq) is an
+ * error rather than another order. It holds a function (holdsFunction), so it is saved by the
+ * source that made it, not as data.
+ */
+const foreignOrder: Cmp = () => {
+  throw new LispError("not_callable", "the comparator of this sorted collection cannot be called here: it stayed in the worker that made the collection");
+};
+noteOrderFn(foreignOrder, new RemoteFn("comparator", "#fn[comparator]", undefined, "it stayed in the worker that made its sorted collection"));
 
 /** Strings and keyword names this long or longer are written once per message. */
 const SHARED_FROM = 256;
@@ -186,10 +196,6 @@ export class WireWriter {
   }
 
   private order(v: LMap | LSet): 0 | 1 | 2 {
-    if (foreignOrder.has(v)) {
-      if (!this.functions) throw new Unencodable("a collection sorted by a function");
-      return 2;
-    }
     const cmp = sortOrder(v);
     if (cmp === undefined) return 0;
     if (cmp === compare) return 1;
@@ -272,9 +278,7 @@ export class WireReader {
   }
 
   private sorted<T extends LMap | LSet>(x: T, o: 1 | 2 | undefined): T {
-    if (o === 1) return markSorted(x);
     // In a custom order: small ones keep insertion order, large ones are Ordered (see read).
-    if (o === 2) foreignOrder.add(x);
-    return x;
+    return o === undefined ? x : markSorted(x, o === 1 ? compare : foreignOrder);
   }
 }

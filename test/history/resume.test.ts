@@ -169,6 +169,24 @@ describe("run state", () => {
     expect(after.ok ? print(after.lisp) : after.error.message).toBe(before.ok && print(before.lisp));
   });
 
+  // A run's memory comes back from the worker (SubAgent's default) as data: a collection sorted by
+  // the program's comparator came to the host as a hash set (small) or one in compare's order
+  // (large), saved so and used so in process ((subseq big < 5) gave nil, not its 14 elements).
+  it.each(["worker", "none"] as const)("keeps a run's collections sorted by the program's comparator in their order, or says it cannot (isolation %s)", async (isolation) => {
+    const code = (body: string): string => "```clojure\n" + body + "\n```";
+    const agent = SubAgent.create({ prompt: "Go.", maxTurns: 3 });
+    const defs = "(def d (sorted-set-by (fn [a b] (compare b a)) 3 1 2))\n(def big (into (sorted-set-by (fn [a b] (compare b a))) (range 20)))";
+    const step = await SubAgent.run(agent, { isolation, llm: scriptedLlm([code(defs), code("(return 1)")]) });
+    const program = "[(conj d 0 4) (take 3 (conj big 25)) (count (subseq big < 5))]";
+    const memory = await restoreMemory(JSON.parse(JSON.stringify(saveMemory(step.memory))));
+    const restored = await evaluate(program, { memory });
+    expect(restored.ok ? print(restored.lisp) : restored.error.message).toBe("[#{4 3 2 1 0} [25 19 18] 14]");
+    // The step's own memory, used in process: right, or an error naming the comparator, never another order.
+    const used = await evaluate(program, { memory: step.memory });
+    if (used.ok) expect(print(used.lisp)).toBe("[#{4 3 2 1 0} [25 19 18] 14]");
+    else expect(used.error).toMatchObject({ kind: "not_callable", message: expect.stringContaining("comparator") });
+  });
+
   it("says which definition it cannot make again when a sorted collection's source called a tool", async () => {
     const run = await evaluate(`(def s (into (sorted-set-by (fn [a b] (compare b a))) (tool/rows)))`, { tools: { rows: { run: async () => [1, 2, 3] } } });
     expect(run.ok).toBe(true);

@@ -82,11 +82,12 @@ export function heldKey(coll: LMap | LSet, key: Value): Value | undefined {
 }
 
 /**
- * Marks a map or set built in its sort order (default order) as sorted: how a sorted value
- * rebuilt on another thread stays sorted. Large or empty ones must be Ordered already.
+ * Marks a map or set built in its sort order (`cmp`, the default order unless given) as sorted:
+ * how a sorted value rebuilt on another thread stays sorted. Large or empty ones must be Ordered
+ * already (an Ordered one is in the default order unless marked otherwise).
  */
-export function markSorted<T extends LMap | LSet>(x: T): T {
-  if (!isOrdered(x)) orders.set(x, compare);
+export function markSorted<T extends LMap | LSet>(x: T, cmp: Cmp = compare): T {
+  if (cmp !== compare || !isOrdered(x)) orders.set(x, cmp);
   return x;
 }
 
