@@ -148,9 +148,9 @@ export async function parseOwn<S extends z.ZodType>(schema: S, value: unknown): 
   const needs = copyNeeded(schema);
   // Most schemas build their output and name no such key: the copy (and restoring prototypes after) cost 0.9 s on 100,000 rows.
   if (needs === 0) return schema.safeParseAsync(value);
-  if ((needs & READS_PROTO_KEY) === 0) return schema.safeParseAsync(plainCopy(value, new Map(), 0));
+  if ((needs & READS_PROTO_KEY) === 0) return schema.safeParseAsync(copyData(value, new Map(), 0, false));
   const copies = new Map<object, object>();
-  const checked = ownCopy(value, copies, 0);
+  const checked = copyData(value, copies, 0, true);
   const parsed = await schema.safeParseAsync(checked);
   if (parsed.success && copies.size > 0) parsed.data = withPrototypes(parsed.data, new Set(copies.values()), new Set(), 0) as z.output<S>;
   return parsed;
@@ -159,7 +159,7 @@ export async function parseOwn<S extends z.ZodType>(schema: S, value: unknown): 
 /** The names an object without them reads from Object.prototype (`constructor`, `toString`, `__proto__`). */
 const PROTO_KEYS: ReadonlySet<string> = new Set(Object.getOwnPropertyNames(Object.prototype));
 
-/** What a schema needs of the value it checks: keys read as own (ownCopy), values of its own to pass through (plainCopy). */
+/** What a schema needs of the value it checks (copyData): keys read as own, values of its own to pass through. */
 const READS_PROTO_KEY = 1;
 const PASSES_VALUES = 2;
 /** Schema kinds whose output is (or may be, through the host's function) the very value given. */
@@ -225,45 +225,37 @@ function plainSize(x: unknown, memo: Map<object, number>, depth: number): number
   return n;
 }
 
-/** A copy of the arrays and plain objects in `x` (shared ones copied once), for a schema to pass through. */
-function plainCopy(x: unknown, copies: Map<object, unknown>, depth: number): unknown {
+/** Deeper than any value a program can make (its maxNestingDepth); a host's edit deeper still is checked as it is there. */
+const MAX_OWN_DEPTH = 512;
+
+/**
+ * A copy of the arrays and plain objects in `x`, shared ones copied once: objects without a
+ * prototype (`bare`: for a schema that reads prototype-named keys) or plain ones (for a schema
+ * that passes values through, so the tool gets its own).
+ */
+function copyData(x: unknown, copies: Map<object, object>, depth: number, bare: boolean): unknown {
   if (typeof x !== "object" || x === null || depth > MAX_OWN_DEPTH) return x;
   const known = copies.get(x);
   if (known !== undefined) return known;
   if (Array.isArray(x)) {
     const out: unknown[] = new Array<unknown>(x.length);
     copies.set(x, out);
-    for (let i = 0; i < x.length; i++) out[i] = plainCopy(x[i], copies, depth + 1);
+    for (let i = 0; i < x.length; i++) out[i] = copyData(x[i], copies, depth + 1, bare);
     return out;
   }
   if (Object.getPrototypeOf(x) !== Object.prototype) return x;
-  const out: Record<string, unknown> = {};
+  const out: Record<string, unknown> = bare ? (Object.create(null) as Record<string, unknown>) : {};
   copies.set(x, out);
-  for (const k of Object.keys(x)) out[k] = plainCopy((x as Record<string, unknown>)[k], copies, depth + 1);
-  return out;
-}
-
-/** Deeper than any value a program can make (its maxNestingDepth); a host's edit deeper still is checked as it is there. */
-const MAX_OWN_DEPTH = 512;
-
-function ownCopy(x: unknown, copies: Map<object, object>, depth: number): unknown {
-  if (typeof x !== "object" || x === null || depth > MAX_OWN_DEPTH) return x;
-  const known = copies.get(x);
-  if (known !== undefined) return known;
-  if (Array.isArray(x)) {
-    const out: unknown[] = [];
-    copies.set(x, out);
-    for (const v of x) out.push(ownCopy(v, copies, depth + 1));
-    return out;
+  for (const k of Object.keys(x)) {
+    const v = copyData((x as Record<string, unknown>)[k], copies, depth + 1, bare);
+    // Assigned on a plain object, an own `__proto__` key (a JSON key) would set the copy's prototype.
+    if (k === "__proto__" && !bare) Object.defineProperty(out, k, { value: v, enumerable: true, writable: true, configurable: true });
+    else out[k] = v;
   }
-  if (Object.getPrototypeOf(x) !== Object.prototype) return x;
-  const out = Object.create(null) as Record<string, unknown>;
-  copies.set(x, out);
-  for (const [k, v] of Object.entries(x)) out[k] = ownCopy(v, copies, depth + 1);
   return out;
 }
 
-/** Gives the prototype back to the copies (`ownCopy`) a schema passed through into its data. */
+/** Gives the prototype back to the copies (`copyData`, bare) a schema passed through into its data. */
 function withPrototypes(x: unknown, copies: ReadonlySet<object>, seen: Set<object>, depth: number): unknown {
   if (typeof x !== "object" || x === null || depth > MAX_OWN_DEPTH || seen.has(x)) return x;
   seen.add(x);
@@ -424,12 +416,16 @@ export class ToolSession {
    * try catches), so a program catching the refusal cannot keep adding refused calls' arguments.
    */
   private admit(call: ToolCallInfo): void {
-    const full = this.options.scope.toolResultsFull?.();
-    if (full !== undefined) {
-      call.answering?.("refused");
-      throw recordedLimit("tool_limit_exceeded", full, "return or fail with the results you already have") ?? new ToolFailure(full);
-    }
+    this.refuseWhenFull(call);
     this.options.scope.keepToolResult?.(call.size ?? 0);
+  }
+
+  /** Refuses the call, the program stopping (a limit, which no try catches), when the run keeps no more tool results. */
+  private refuseWhenFull(call: ToolCallInfo): void {
+    const full = this.options.scope.toolResultsFull?.();
+    if (full === undefined) return;
+    call.answering?.("refused");
+    throw recordedLimit("tool_limit_exceeded", full, "return or fail with the results you already have") ?? new ToolFailure(full);
   }
 
   /**
@@ -439,10 +435,7 @@ export class ToolSession {
    */
   private keepEdit(call: ToolCallInfo, ran: Record<string, unknown>): void {
     this.options.scope.keepToolResult?.(plainSize(ran, new Map(), 0));
-    const full = this.options.scope.toolResultsFull?.();
-    if (full === undefined) return;
-    call.answering?.("refused");
-    throw recordedLimit("tool_limit_exceeded", full, "return or fail with the results you already have") ?? new ToolFailure(full);
+    this.refuseWhenFull(call);
   }
 
   // The host's own checks of a call (an async refinement of its arguments or result, an approval

@@ -202,6 +202,17 @@ describe("ToolSession", () => {
     });
   }
 
+  // The copy a pass-through schema gets must keep an own `__proto__` key (a JSON key) a key: assigned
+  // to a plain object it sets the copy's prototype instead, and the key is gone.
+  it("keeps an own __proto__ key of arguments a schema passes through, as a key", async () => {
+    let got: unknown;
+    const keep = tool({ description: "Keeps.", input: z.object({ v: z.any() }), run: ({ v }) => ((got = v), "ok") });
+    const r = await evaluate('(tool/keep {:v {"__proto__" {:polluted true} "k" 1}})', { tools: session({ keep }).specs(false) });
+    expect(r.ok && r.value).toBe("ok");
+    expect(Object.keys(got as object)).toEqual(["__proto__", "k"]);
+    expect((got as { polluted?: unknown }).polluted).toBeUndefined();
+  });
+
   it("records calls with plain-data arguments and results, errors and durations", async () => {
     const boom = tool({ description: "Fails.", run: () => Promise.reject(new Error("backend down")) });
     const r = await evaluate('(def a (tool/search "x")) (try (tool/boom) (catch e (:message e)))', { tools: session({ search, boom }).specs(false) });
