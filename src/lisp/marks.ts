@@ -1470,6 +1470,8 @@ interface Form {
   /** A string's, read forwards: the string, and where its compact text was read from (for its words), once asked for. */
   readonly value: string | null;
   words?: Compacted;
+  /** Whether the string is one word (no separator inside it), once asked for. */
+  oneWord?: boolean;
 }
 
 /** Where the arguments' forms hold each run the message does: places are form * PLACE + position. */
@@ -1653,7 +1655,7 @@ function namedPiece(t: Compacted, s: number, e: number, ix: PieceIndex, work: Wo
     let len = 0;
     if (q >= 0 && max >= need) while (len < max && form.text.charCodeAt(q + len) === t.c.charCodeAt(s + len)) len++;
     if ((work.left -= len + 1) < 0) return SPENT;
-    if (len < ECHO_MIN && len >= need) len = wordsEnd(t, s, wordsOf(form), q, len, need);
+    if (len < ECHO_MIN && len >= need) len = wordsEnd(t, s, form, q, len, need);
     if (len < need) continue;
     best = { len, form: f };
     need = least(t, s, len + 1);
@@ -1676,25 +1678,19 @@ function least(t: Compacted, s: number, len: number): number {
  * argument's words end a word, the latter starting one; 0 if none. An argument of one word (a
  * password, a key) has no words of its own to tell a piece by: any of its pieces counts.
  */
-function wordsEnd(t: Compacted, s: number, words: Compacted | null, q: number, len: number, need: number): number {
+function wordsEnd(t: Compacted, s: number, form: Form, q: number, len: number, need: number): number {
+  const words = wordsOf(form);
   if (words === null) return 0;
-  const one = oneWord(words);
+  const one = (form.oneWord ??= oneWord(words));
   if (!one && glued(words, q)) return 0;
   for (let l = len; l >= need; l--) if (!glued(t, s + l) && (one || !glued(words, q + l))) return l;
   return 0;
 }
 
-const oneWords = new WeakMap<Compacted, boolean>();
-
-/** Whether an argument's compact text was read from one word (no separator inside it). */
+/** Whether a text's compact units were read from one word (no separator inside it). */
 function oneWord(words: Compacted): boolean {
-  let one = oneWords.get(words);
-  if (one === undefined) {
-    one = true;
-    for (let k = 1; k < words.c.length && one; k++) if (!glued(words, k)) one = false;
-    oneWords.set(words, one);
-  }
-  return one;
+  for (let k = 1; k < words.c.length; k++) if (!glued(words, k)) return false;
+  return true;
 }
 
 /** The places of the run from `s` to `s + need` held by the fewest, and how far into it that run starts (a few runs looked at). */
