@@ -54,10 +54,11 @@ function cachesSection(caches: CacheTable): HTMLElement {
 }
 
 export function renderReport(r: ReportView, texts: readonly string[] = [], request = 1, go: (hash: string) => void = () => {}): HTMLElement {
+  const head = ["strategy", "input tokens", "reduction", "peak prompt", "cost vs full", "cost", "cache breaks", "retention", "llm calls", "ms"];
   const main = table(
-    ["strategy", "input tokens", "reduction", "peak prompt", "cost vs full", "cost", "cache breaks", "retention", "llm calls", "ms"],
+    head,
     // A row measured on no request (its strategy failed everywhere) has no figure at all.
-    r.rows.map((row) => [h("code", null, row.strategy), ...(row.reduction === null ? Array<string>(9).fill(NOT_MEASURED) : [fmt(row.inputTokens), pct(row.reduction), fmt(row.peakPrompt), costRatioText(row.costRatio, row.cost), dollarsText(row.cost), String(row.cacheBreaks), row.idle ?? (row.retention === null ? "-" : pct(row.retention)), String(row.llmCalls), fmt(row.compactionMs)])]),
+    r.rows.map((row) => [h("code", null, row.strategy), ...(row.reduction === null ? Array<string>(head.length - 1).fill(NOT_MEASURED) : [fmt(row.inputTokens), pct(row.reduction), fmt(row.peakPrompt), costRatioText(row.costRatio, row.cost), dollarsText(row.cost), String(row.cacheBreaks), row.idle ?? (row.retention === null ? "-" : pct(row.retention)), String(row.llmCalls), fmt(row.compactionMs)])]),
     "strategies",
   );
   const problems = dataProblemLines(r);
