@@ -1375,7 +1375,7 @@ const SIGMA = /Σ/g;
  * what one argument holds in one place, so that the message's own words keep showing where runs
  * from different places or arguments meet (`crowdfund waiting` beside `... waits for a refund`):
  * a piece of ECHO_MIN+ letters is hidden, a shorter one only when it is whole words of the
- * message and of the argument (`tion` of `option` shows). Each piece is named after the argument
+ * message and of the argument, or the argument is one word (`tion` of `option` shows). Each piece is named after the argument
  * that holds it. A hidden number is looked for whole (ECHO_MIN+ digits): its pieces are digits,
  * which a message holds for its own reasons (`<=1000` beside a hidden 10000). `given` pairs each
  * hidden argument with its stand-in; `budget` bounds the work pieces take (characters compared),
@@ -1638,7 +1638,7 @@ const SPENT = "spent";
 /**
  * The longest piece of `t` from `s` (to `e` at most) that one argument holds in one place and
  * that is hidden: ECHO_MIN+ units, or whole words of the message and of the argument (read
- * forwards); null if there is none. Places are looked up by the rarest run such a piece would
+ * forwards; any piece of a one-word argument); null if there is none. Places are looked up by the rarest run such a piece would
  * hold, so that 16,000 arguments sharing the run at `s` (`user`) are not each compared.
  */
 function namedPiece(t: Compacted, s: number, e: number, ix: PieceIndex, work: Work, numbersAt: ReadonlyMap<number, number>): Piece | null | typeof SPENT {
