@@ -438,9 +438,84 @@ describe("name, keyword and parsing", () => {
   });
 
   it("fails loudly for integers beyond the safe range", async () => {
-    const e = await failure('(parse-long "123456789012345678901")');
+    const e = await failure('(parse-long "9007199254740993")');
     expect(e.kind).toBe("arithmetic_error");
     expect(e.message).toContain("parse-long");
+  });
+
+  // Integer text as Clojure reads it: parse-long is Long/valueOf (nil for what it cannot read,
+  // a number past the long range included), Integer/parseInt and Long/parseLong refuse it
+  // (NumberFormatException: value_error, which (catch NumberFormatException ...) catches), and
+  // all of them take any Unicode decimal digit, as Java's Character/digit does. A long a double
+  // cannot hold (past ±2^53-1) is an error: read, it would be another number. Each row's call is
+  // on line 2, column 3, where its error must say it is. Integer/parseInt gave 2147483648 for
+  // "2147483648", parse-long nil for "١٢٣" (Clojure: 123), and parse-long an error for
+  // "99999999999999999999" (Clojure: nil).
+  const INT_RANGE = "is out of range for an int (-2147483648 to 2147483647)";
+  const LONG_RANGE = "is out of range for a long (-9223372036854775808 to 9223372036854775807)";
+  const INEXACT = "is outside the integer range ±9007199254740991";
+  it.each([
+    ["parse-long", '"2147483648"', "2147483648"],
+    ["parse-long", '"-2147483649"', "-2147483649"],
+    ["parse-long", '"9007199254740991"', "9007199254740991"],
+    ["parse-long", '"99999999999999999999"', "nil"],
+    ["parse-long", '"9223372036854775808"', "nil"],
+    ["parse-long", '"-9223372036854775809"', "nil"],
+    ["parse-long", '"9223372036854775807"', `!! arithmetic_error: parse-long: 9223372036854775807 ${INEXACT}`],
+    ["parse-long", '"9007199254740993"', `!! arithmetic_error: parse-long: 9007199254740993 ${INEXACT}`],
+    ["parse-long", '"-0"', "0"],
+    ["parse-long", '" 12"', "nil"],
+    ["parse-long", '"1e3"', "nil"],
+    ["parse-long", '"0x10"', "nil"],
+    ["parse-long", '"+5"', "5"],
+    ["parse-long", '"+"', "nil"],
+    ["parse-long", '"١٢٣"', "123"],
+    ["parse-long", '"-١٢"', "-12"],
+    ["parse-long", '"１２"', "12"],
+    ["parse-long", '"٣x"', "nil"],
+    // A digit outside the Basic Multilingual Plane is two chars to Java, neither a digit.
+    ["parse-long", '"𝟏"', "nil"],
+    ["parse-int", '"١٢٣"', "123"],
+    ["parse-int", '"99999999999999999999"', "nil"],
+    ["Integer/parseInt", '"2147483647"', "2147483647"],
+    ["Integer/parseInt", '"-2147483648"', "-2147483648"],
+    ["Integer/parseInt", '"2147483648"', `!! value_error: Integer/parseInt: 2147483648 ${INT_RANGE}`],
+    ["Integer/parseInt", '"-2147483649"', `!! value_error: Integer/parseInt: -2147483649 ${INT_RANGE}`],
+    ["Integer/parseInt", '"9007199254740993"', `!! value_error: Integer/parseInt: 9007199254740993 ${INT_RANGE}`],
+    ["Integer/parseInt", '"99999999999999999999"', `!! value_error: Integer/parseInt: 99999999999999999999 ${INT_RANGE}`],
+    ["Integer/parseInt", '"-0"', "0"],
+    ["Integer/parseInt", '" 12"', '!! value_error: Integer/parseInt cannot read an integer from string " 12"'],
+    ["Integer/parseInt", '"1e3"', '!! value_error: Integer/parseInt cannot read an integer from string "1e3"'],
+    ["Integer/parseInt", '"0x10"', '!! value_error: Integer/parseInt cannot read an integer from string "0x10"'],
+    ["Integer/parseInt", '"+5"', "5"],
+    ["Integer/parseInt", '"١٢٣"', "123"],
+    ["Integer/parseInt", '"٣x"', '!! value_error: Integer/parseInt cannot read an integer from string "٣x"'],
+    ["Integer/parseInt", '"80000000" 16', `!! value_error: Integer/parseInt: 80000000 in base 16 ${INT_RANGE}`],
+    ["Integer/parseInt", '"-80000000" 16', "-2147483648"],
+    ["Integer/parseInt", '"ｆｆ" 16', "255"],
+    ["Integer/parseInt", '"٣" 8', "3"],
+    ["Long/parseLong", '"2147483648"', "2147483648"],
+    ["Long/parseLong", '"99999999999999999999"', `!! value_error: Long/parseLong: 99999999999999999999 ${LONG_RANGE}`],
+    ["Long/parseLong", '"9223372036854775808"', `!! value_error: Long/parseLong: 9223372036854775808 ${LONG_RANGE}`],
+    ["Long/parseLong", '"-9223372036854775808"', `!! arithmetic_error: Long/parseLong: -9223372036854775808 ${INEXACT}`],
+    ["Long/parseLong", '"9007199254740993"', `!! arithmetic_error: Long/parseLong: 9007199254740993 ${INEXACT}`],
+    ["Long/parseLong", '"-0"', "0"],
+    ["Long/parseLong", '" 12"', '!! value_error: Long/parseLong cannot read an integer from string " 12"'],
+    ["Long/parseLong", '"1e3"', '!! value_error: Long/parseLong cannot read an integer from string "1e3"'],
+    ["Long/parseLong", '"0x10"', '!! value_error: Long/parseLong cannot read an integer from string "0x10"'],
+    ["Long/parseLong", '"+5"', "5"],
+    ["Long/parseLong", '"١٢٣"', "123"],
+    ["Long/parseLong", '"8000000000000000" 16', `!! value_error: Long/parseLong: 8000000000000000 in base 16 ${LONG_RANGE}`],
+    ["Long/parseLong", '"7fffffffffffffff" 16', `!! arithmetic_error: Long/parseLong: 7fffffffffffffff in base 16 ${INEXACT}`],
+    ["Long/parseLong", '"zzzzzzzzzzzzz" 36', `!! value_error: Long/parseLong: zzzzzzzzzzzzz in base 36 ${LONG_RANGE}`],
+  ])("(%s %s) => %s", async (f, args, want) => {
+    const r = await evaluate(`(let [x 1]\n  (${f} ${args}))`);
+    expect(r.ok ? print(r.lisp) : `!! ${r.error.kind}: ${r.error.message}`).toBe(want);
+    if (!r.ok) expect([r.error.line, r.error.column]).toEqual([2, 3]);
+  });
+
+  it("Integer/parseInt out of range is a NumberFormatException", async () => {
+    expect(await value('[(try (Integer/parseInt "2147483648") (catch NumberFormatException e :nfe)) (try (Long/parseLong "9223372036854775808") (catch NumberFormatException e :nfe))]')).toBe("[:nfe :nfe]");
   });
 
   it("rejects names of non-names", async () => {

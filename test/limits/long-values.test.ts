@@ -29,8 +29,8 @@ describe("limits: errors quoting a long value the program made", () => {
     [`(apply ${KW} [])`, /^keyword :a+… used as a function/],
     [`(assert false ${TEXT})`, /^Assert failed: a+…$/],
     [`(assert false ${SHORTER_KW})`, /^Assert failed: :a+…$/],
-    [`(parse-long ${DIGITS})`, /^parse-long: 1+… is outside the integer range/],
-    [`(Long/parseLong ${DIGITS})`, /^Long\/parseLong: 1+… is outside the integer range/],
+    [`(Integer/parseInt ${DIGITS})`, /^Integer\/parseInt: 1+… is out of range for an int/],
+    [`(Long/parseLong ${DIGITS})`, /^Long\/parseLong: 1+… is out of range for a long/],
     [`(clojure.string/join [1 2] ${TEXT})`, /^join expects \(join separator coll\)/],
   ];
   it.each(cases)("%s", async (source, says) => {
@@ -42,7 +42,7 @@ describe("limits: errors quoting a long value the program made", () => {
   });
 
   it("a value quoted in a type error is cut within 200 characters", async () => {
-    for (const source of [`(inc ${KW})`, `(range ${KW})`, `(.indexOf ${KW} "a")`, `(parse-long ${DIGITS})`]) {
+    for (const source of [`(inc ${KW})`, `(range ${KW})`, `(.indexOf ${KW} "a")`, `(Long/parseLong ${DIGITS})`]) {
       expect((await failure(source)).error.message.length, source).toBeLessThanOrEqual(200);
     }
   });

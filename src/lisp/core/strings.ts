@@ -12,6 +12,7 @@ import { charChunks, charCount, chars, graphemes, isBlank, isSimpleText, javaTri
 import { Fn, Keyword, keyword, LFloat, mkFloat, Regex, type Value, isMap, isSet } from "../values.js";
 import { Vec } from "../vector.js";
 import { describe, strPart, strValue } from "./args.js";
+import { javaInteger } from "./integer-text.js";
 import { regexInput, regexReplace, regexSplit } from "./regex.js";
 import type { BuiltinDef } from "./registry.js";
 
@@ -640,7 +641,6 @@ function toKeyword(x: Value): Value {
   return null;
 }
 
-const LONG = /^[+-]?\d+$/;
 // Clojure's parse-double grammar (Java's Double.valueOf without hex floats), which allows
 // surrounding control characters and spaces. Each digit run has one way to match (`\d+(?:\.\d*)?`,
 // not `\d+\.?\d*`): the ambiguous form backtracked over every split of a long run of digits
@@ -657,15 +657,18 @@ function parseInput(who: string, x: Value): string {
   return text;
 }
 
+/** A long a double cannot hold exactly: read, it would be another number. */
+function inexact(who: string, text: string, base: string): LispError {
+  return new LispError("arithmetic_error", `${who}: ${clipped(text, 40)}${base} is outside the integer range ±${Number.MAX_SAFE_INTEGER}`, undefined, "use parse-double for very large numbers, or keep ids as strings");
+}
+
+/** Clojure's parse-long (Long/valueOf): nil for text that is not a long, a number past the long range too. */
 function parseLongAs(who: string) {
   return (x: Value): Value => {
     const text = parseInput(who, x);
-    if (!LONG.test(text)) return null;
-    const n = Number(text);
-    if (!Number.isSafeInteger(n)) {
-      throw new LispError("arithmetic_error", `${who}: ${clipped(text, 40)} is outside the integer range ±${Number.MAX_SAFE_INTEGER}`, undefined, "use parse-double for very large numbers, or keep ids as strings");
-    }
-    return n === 0 ? 0 : n;
+    const n = javaInteger(text, 10, 64);
+    if (n === "inexact") throw inexact(who, text, "");
+    return typeof n === "number" ? n : null;
   };
 }
 
@@ -679,41 +682,33 @@ function parseDouble(x: Value): Value {
   return mkFloat(Number(javaTrim(text).replace(/[fFdD]$/, "")));
 }
 
-/** Java's Integer/parseInt and Long/parseLong: like parse-long, but bad text is an error; Java's radix (2 to 36) too. */
-function javaParseLong(who: string) {
-  const parse = parseLongAs(who);
+const RANGES = { 32: "an int (-2147483648 to 2147483647)", 64: "a long (-9223372036854775808 to 9223372036854775807)" } as const;
+
+/**
+ * Java's Integer/parseInt (32 bits) and Long/parseLong (64): like parse-long, but text that is
+ * not an integer of the type is an error (NumberFormatException: value_error); Java's radix
+ * (2 to 36) too.
+ */
+function javaParseLong(who: string, bits: 32 | 64) {
   return (x: Value, radix: Value = 10): Value => {
-    if (radix !== 10) return parseRadix(who, x, radix);
-    const r = parse(x);
-    if (r !== null) return r;
-    throw new LispError("value_error", `${who} cannot read an integer from ${describe(x)}`, undefined, "parse-long returns nil instead of failing: (or (parse-long s) 0)");
+    if (radix !== 10 && (typeof radix !== "number" || !Number.isInteger(radix))) throw typeErr(`${who} expects an integer radix, got ${describe(radix)}`);
+    if (radix < 2 || radix > 36) throw new LispError("value_error", `${who}: radix ${radix} is out of range (2 to 36)`);
+    const text = parseInput(who, x);
+    const n = javaInteger(text, radix, bits);
+    if (typeof n === "number") return n;
+    const base = radix === 10 ? "" : ` in base ${radix}`;
+    if (n === "inexact") throw inexact(who, text, base);
+    if (n === "outside") {
+      throw new LispError("value_error", `${who}: ${clipped(text, 40)}${base} is out of range for ${RANGES[bits]}`, undefined, bits === 32 ? "Long/parseLong reads integers past an int's range" : "keep ids this long as strings");
+    }
+    throw radix === 10
+      ? new LispError("value_error", `${who} cannot read an integer from ${describe(x)}`, undefined, "parse-long returns nil instead of failing: (or (parse-long s) 0)")
+      : new LispError("value_error", `${who} cannot read an integer in base ${radix} from ${describe(x)}`, undefined, `digits below ${radix}, e.g. (${who} "ff" 16)`);
   };
 }
 
-/** Java's parse with a radix: an optional sign, then digits 0-9 and letters (either case) below the radix. */
-function parseRadix(who: string, x: Value, radix: Value): Value {
-  if (typeof radix !== "number" || !Number.isInteger(radix)) throw typeErr(`${who} expects an integer radix, got ${describe(radix)}`);
-  if (radix < 2 || radix > 36) throw new LispError("value_error", `${who}: radix ${radix} is out of range (2 to 36)`);
-  const text = parseInput(who, x);
-  const sign = text[0] === "-" || text[0] === "+" ? 1 : 0;
-  let n = 0;
-  for (let i = sign; i < text.length; i++) {
-    const d = parseInt(text[i], 36);
-    if (!(d < radix)) n = NaN;
-    else n = n * radix + d;
-    if (Number.isNaN(n)) break;
-    if (n > Number.MAX_SAFE_INTEGER) {
-      throw new LispError("arithmetic_error", `${who}: ${clipped(text, 40)} in base ${radix} is outside the integer range ±${Number.MAX_SAFE_INTEGER}`, undefined, "keep ids as strings");
-    }
-  }
-  if (text.length === sign || Number.isNaN(n)) {
-    throw new LispError("value_error", `${who} cannot read an integer in base ${radix} from ${describe(x)}`, undefined, `digits below ${radix}, e.g. (${who} "ff" 16)`);
-  }
-  return text[0] === "-" && n !== 0 ? -n : n;
-}
-
-const integerParseInt = javaParseLong("Integer/parseInt");
-const longParseLong = javaParseLong("Long/parseLong");
+const integerParseInt = javaParseLong("Integer/parseInt", 32);
+const longParseLong = javaParseLong("Long/parseLong", 64);
 
 /** Java's Double/parseDouble: like parse-double, but bad text is an error a catch can handle. */
 function javaParseDouble(x: Value): Value {
@@ -997,7 +992,7 @@ export const STRINGS: BuiltinDef[] = [
     area: "strings",
     arity: [1, 1],
     params: "[s]",
-    doc: "The integer written in the string s (optional sign, digits only), or nil if it is not one; anything but a string is an error.",
+    doc: "The integer written in the string s (optional sign, digits only: any Unicode decimal digit, as Java reads them), or nil if it is not one, as Clojure's (a number past the long range too); anything but a string is an error, and so is a long past ±2^53-1, which cannot be held exactly.",
     examples: [
       ['(parse-long "-17")', "-17"],
       ['(parse-long "4.2")', "nil"],
@@ -1034,7 +1029,7 @@ export const STRINGS: BuiltinDef[] = [
     area: "strings",
     arity: [1, 2],
     params: "[s] [s radix]",
-    doc: "Java's Integer/parseInt: the integer written in s; unlike parse-long, text that is not an integer is an error.",
+    doc: "Java's Integer/parseInt: the integer written in s; unlike parse-long, text that is not an integer, or one past an int's range (-2147483648 to 2147483647), is an error (NumberFormatException).",
     examples: [['(Integer/parseInt "42")', "42"], ['(Integer/parseInt "ff" 16)', "255"]],
     ns: ["Integer"],
     unqualified: false,
@@ -1045,7 +1040,7 @@ export const STRINGS: BuiltinDef[] = [
     area: "strings",
     arity: [1, 2],
     params: "[s] [s radix]",
-    doc: "Java's Long/parseLong: the integer written in s; unlike parse-long, text that is not an integer is an error.",
+    doc: "Java's Long/parseLong: the integer written in s; unlike parse-long, text that is not an integer, or one past a long's range, is an error (NumberFormatException), and so is a long past ±2^53-1, which cannot be held exactly.",
     examples: [['(Long/parseLong "-7")', "-7"], ['(Long/parseLong "-101" 2)', "-5"]],
     ns: ["Long"],
     unqualified: false,

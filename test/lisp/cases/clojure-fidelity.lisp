@@ -471,6 +471,9 @@
 (Integer/parseInt "ff" 1.5)
 ;!! type_error
 (Long/parseLong "zzzzzzzzzzzzz" 36)
+;!! value_error: out of range for a long
+;; A long past 2^53-1 a double cannot hold: an error, not another number.
+(Long/parseLong "zzzzzzzzzzzz" 36)
 ;!! arithmetic_error
 (try (Integer/parseInt "-" 16) (catch NumberFormatException e :nfe))
 ;=> :nfe
