@@ -3,7 +3,10 @@ import { describe, expect, it, vi } from "vitest";
 import { z } from "zod";
 import { AgentDefinitionError } from "../../src/agent/errors.js";
 import type { RunScope } from "../../src/agent/subagent.js";
-import { isTool, tool, ToolSession, type Tool } from "../../src/agent/tools.js";
+import { isTool, parseOwn, tool, ToolSession, type Tool } from "../../src/agent/tools.js";
+import { saveRun } from "../../src/agent/resume.js";
+import { SubAgent } from "../../src/agent/subagent.js";
+import { scriptedLlm } from "../../src/llm/scripted.js";
 import { evaluate } from "../../src/lisp/evaluate.js";
 
 const scope: RunScope = { depth: 0, options: {}, deadlineAt: undefined, tokensLeft: () => Infinity, charge: () => undefined, admitNested: () => undefined, addNested: () => undefined };
@@ -140,7 +143,7 @@ describe("ToolSession", () => {
   // Every call's arguments were copied without prototypes and the prototypes put back after,
   // whatever the schema: 1,000 rows cost 1,002 copies made with Object.create(null) (100,000 rows:
   // 0.9 s against zod's own 42 ms). Only a schema naming such a key needs them (the tests above).
-  it("checks arguments as they are when the schema names no such key", async () => {
+  it("makes no prototype-less copies of arguments when the schema names no such key", async () => {
     const f = tool({
       description: "x",
       input: z.object({ rows: z.array(z.object({ id: z.number() })), meta: z.record(z.string(), z.unknown()) }),
@@ -457,5 +460,115 @@ describe("tool results and transforms", () => {
     const t = tool({ description: "Trusted.", output: z.number(), checkOutput: false, run: () => "not a number" });
     const r = await evaluate("(tool/t)", { tools: session({ t }).specs(false) });
     expect(r.ok && r.value).toBe("not a number");
+  });
+});
+
+// A schema that passes values through (z.any, a loose object's extra keys, a record of unknown)
+// gave the tool the very arrays and maps the call's record keeps: a tool that changed its
+// arguments changed what the trace, the saved run and the next prompt said the program asked
+// (a z.any argument, and a tool pushing 99 and adding a key: `tool/f {"v":{"items":[1,2,99],"extra":1}}`
+// for a call made with {:v {:items [1 2]}}).
+describe("a tool that changes its arguments", () => {
+  // Changes every array and map it reaches (each one pushed to, or given a key and robbed of its
+  // first), innermost first; says how many it changed.
+  function vandalize(x: unknown): number {
+    if (typeof x !== "object" || x === null) return 0;
+    let n = 1;
+    for (const v of Object.values(x)) n += vandalize(v);
+    if (Array.isArray(x)) x.push("x");
+    else {
+      const o = x as Record<string, unknown>;
+      const [first] = Object.keys(o);
+      if (first !== undefined) delete o[first];
+      o.extra = 1;
+    }
+    return n;
+  }
+
+  const fence = (src: string): string => "```clojure\n" + src + "\n```";
+  const v = (schema: z.ZodType): z.ZodObject => z.object({ v: schema });
+  const MAP = "{:v {:items [1 2] :more {:a 1}}}";
+  const MAP_JS = { v: { items: [1, 2], more: { a: 1 } } };
+  const ROWS_VALUE = "{:v [{:a 1} [1 2]]}";
+  const ROWS_JS = { v: [{ a: 1 }, [1, 2]] };
+  const shape = z.object({ items: z.array(z.number()) });
+  it.each<[string, z.ZodObject, string, unknown]>([
+    ["z.any", v(z.any()), MAP, MAP_JS],
+    ["z.unknown", v(z.unknown()), MAP, MAP_JS],
+    ["z.custom", v(z.custom<object>()), MAP, MAP_JS],
+    ["a loose object", v(z.looseObject({ items: z.array(z.number()) })), MAP, MAP_JS],
+    ["a passthrough object", v(shape.passthrough()), MAP, MAP_JS],
+    ["a catchall object", v(z.object({}).catchall(z.unknown())), MAP, MAP_JS],
+    ["a loose argument map", z.looseObject({}), MAP, MAP_JS],
+    ["a record of unknown", v(z.record(z.string(), z.unknown())), MAP, MAP_JS],
+    ["an array of unknown", v(z.array(z.unknown())), ROWS_VALUE, ROWS_JS],
+    ["a union with z.any", v(z.union([z.string(), z.any()])), MAP, MAP_JS],
+    ["an intersection with a record", v(z.intersection(shape, z.record(z.string(), z.unknown()))), MAP, MAP_JS],
+    ["a lazy z.unknown", v(z.lazy(() => z.unknown())), MAP, MAP_JS],
+    ["a transform", v(z.unknown().transform((x) => x)), MAP, MAP_JS],
+    ["a preprocess", v(z.preprocess((x) => x, z.record(z.string(), z.unknown()))), MAP, MAP_JS],
+    ["z.any beside a key named like an Object.prototype member", z.object({ constructor: z.string().optional(), v: z.any() }), MAP, MAP_JS],
+  ])("leaves the call's record as the program asked, given %s", async (_kind, input, args, asked) => {
+    let changed = 0;
+    const f = tool({ description: "Changes its arguments.", input, run: (a) => (changed = vandalize(a)) });
+    const agent = SubAgent.create({ prompt: "Go.", tools: { f }, maxTurns: 3 });
+    // The program fails after the call, so the next prompt lists the call with its arguments.
+    const llm = scriptedLlm([fence(`(def a (tool/f ${args})) (/ 1 (count []))`), fence("(return 1)")]);
+    const step = await SubAgent.run(agent, { llm, isolation: "none" });
+    expect(changed).toBeGreaterThan(2);
+    expect(step.trace.turns[0].toolCalls[0].args).toEqual(asked);
+    expect(llm.requests[1].messages.at(-1)?.content).toContain(`tool/f ${JSON.stringify(asked)}\n`);
+  });
+
+  it("gives the tool a key named __proto__ as the program's own key, in its copy too", async () => {
+    const f = tool({ description: "x", input: v(z.any()), run: ({ v: got }) => [Object.hasOwn(got as object, "__proto__"), Object.getPrototypeOf(got) === Object.prototype, JSON.stringify(got)] });
+    const r = await evaluate('(tool/f {:v {"__proto__" {:a 1} :b 2}})', { tools: session({ f }).specs(false) });
+    expect(r.ok ? [...(r.value as Iterable<unknown>)] : r.error.message).toEqual([true, true, '{"__proto__":{"a":1},"b":2}']);
+  });
+
+  // Checked by a schema that passes values through, the parsed data is a copy: a host's edit
+  // whose parts are shared (each level two references to the next) is copied once per part,
+  // not once per path to it (2^40 here).
+  it("copies a value whose parts are shared once per part", async () => {
+    let shared: unknown = { leaf: true };
+    for (let i = 0; i < 40; i++) shared = [shared, shared];
+    const parsed = await parseOwn(v(z.any()), { v: shared });
+    const got = parsed.success ? (parsed.data.v as unknown[]) : [];
+    // Compared by identity only: vitest's toBe compares two different objects deeply for its message.
+    expect([got === shared, got[0] === got[1], got[0] === (shared as unknown[])[0]]).toEqual([false, true, false]);
+  });
+
+  // A whole value a schema passed (a union's z.any) came back as the value itself when the
+  // schema also named such a key: an agent's returned value checked so.
+  it.each<[string, z.ZodType, unknown]>([
+    ["z.any", z.any(), { a: [{ b: 1 }] }],
+    ["a union naming constructor, with z.any", z.union([z.object({ constructor: z.string() }), z.any()]), { a: [{ b: 1 }] }],
+    ["a loose object naming toString", z.looseObject({ toString: z.string().optional() }), { a: [{ b: 1 }] }],
+    ["an array of unknown", z.array(z.unknown()), [{ a: 1 }, [2]]],
+  ])("hands back, checked by %s, plain data none of which is the value's", async (_kind, schema, value) => {
+    const containers = (x: unknown, out: Set<unknown>): Set<unknown> => {
+      if (typeof x === "object" && x !== null) {
+        out.add(x);
+        for (const y of Object.values(x)) containers(y, out);
+      }
+      return out;
+    };
+    const parsed = await parseOwn(schema, value);
+    expect(parsed.success && parsed.data).toEqual(value);
+    const theirs = containers(value, new Set());
+    expect([...containers(parsed.success ? parsed.data : null, new Set())].filter((x) => theirs.has(x))).toEqual([]);
+  });
+
+  it("leaves the record of a call the host edited as the host gave it", async () => {
+    const f = tool({ description: "Changes its arguments.", input: v(z.any()), needsApproval: true, run: (a) => vandalize(a) });
+    const agent = SubAgent.create({ prompt: "Go.", tools: { f }, maxTurns: 4 });
+    const step = await SubAgent.run(agent, { llm: scriptedLlm([fence("(def r (tool/f {:v {:items [1]}}))")]), isolation: "none" });
+    const edit = { v: { items: [5], more: { a: 1 } } };
+    const llm = scriptedLlm([fence("(return r)")]);
+    const done = await SubAgent.resume(agent, saveRun(step, agent), { llm, isolation: "none", approvals: { "turn-1-call-1": { approved: true, args: edit } } });
+    expect(done.value).toBe(4);
+    expect(edit).toEqual({ v: { items: [5], more: { a: 1 } } });
+    expect(done.trace.turns[0].toolCalls[0]).toMatchObject({ args: { v: { items: [5], more: { a: 1 } } }, asked: { v: { items: [1] } } });
+    expect(llm.requests[0].messages.at(-1)?.content).toContain('tool/f {"v":{"items":[5],"more":{"a":1}}}');
   });
 });
