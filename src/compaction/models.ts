@@ -33,7 +33,12 @@ export const FALLBACK_CONTEXT_LIMIT = 8_192;
 
 /** The context limit of a model: an override (exact name or prefix) first, then the table, then the fallback. */
 export function contextLimit(model: string | undefined, overrides: Readonly<Record<string, number>> = {}): number {
-  if (model === undefined) return FALLBACK_CONTEXT_LIMIT;
+  return knownContextLimit(model, overrides) ?? FALLBACK_CONTEXT_LIMIT;
+}
+
+/** The context limit of a model an override or the table names; undefined for a model nobody knows. */
+export function knownContextLimit(model: string | undefined, overrides: Readonly<Record<string, number>> = {}): number | undefined {
+  if (model === undefined) return undefined;
   // Provider-qualified names ("openai/gpt-4o") are looked up by their last part.
   const name = model.toLowerCase().split("/").pop() ?? "";
   for (const table of [overrides, CONTEXT_LIMITS]) {
@@ -41,7 +46,7 @@ export function contextLimit(model: string | undefined, overrides: Readonly<Reco
     for (const prefix of Object.keys(table)) if (name.startsWith(prefix.toLowerCase()) && (best === undefined || prefix.length > best.length)) best = prefix;
     if (best !== undefined) return table[best];
   }
-  return FALLBACK_CONTEXT_LIMIT;
+  return undefined;
 }
 
 // Tool schemas are sent as JSON with every request; their text is counted once per schema list.

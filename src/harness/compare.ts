@@ -2,6 +2,7 @@
 // against sending every message (the `full` baseline, always measured) and the share of probe
 // facts still in the prompts that need them.
 import { costRatio, costRatioText, dataProblemLines, failedText, failureLines, idleText, NOT_MEASURED, percentText, reductionOf } from "../compaction/figures.js";
+import { knownContextLimit } from "../compaction/models.js";
 import { modelPrice, type ModelPrice, type PriceTable } from "../compaction/prices.js";
 import type { StrategyRegistry, StrategySpec } from "../compaction/registry.js";
 import { defaultStrategies } from "../history/registry.js";
@@ -341,6 +342,19 @@ export function failureNotes(r: CompareReport): string[] {
     .map((row) => `${row.strategy}: a summary failed at ${row.totals.summaryFailures} requests in ${row.perTranscript.filter((p) => p.metrics.summaryFailures > 0).length} of ${r.transcripts} transcripts; those prompts went out without it`);
 }
 
+/**
+ * One line per strategy that sent prompts larger than the conversations' model's context window:
+ * their cost stands for requests no app could have made.
+ */
+export function windowNotes(r: CompareReport): string[] {
+  const model = r.models[0]?.model;
+  const window = knownContextLimit(model)?.toLocaleString("en-US");
+  if (model === undefined || window === undefined) return [];
+  return r.rows
+    .filter((row) => (row.totals.overWindow ?? 0) > 0)
+    .map((row) => `${row.strategy}: ${row.totals.overWindow} of ${row.totals.requests} requests have a prompt larger than ${model}'s context window (${window} tokens); no app could have sent them, and they are priced as if sent`);
+}
+
 /** A price model in words: list prices and cache rules. */
 export function describePrice(model: string, p: ModelPrice): string {
   const c = p.cache;
@@ -380,5 +394,5 @@ export function renderTable(r: CompareReport): string {
   const { head, rows } = reportCells(r, true);
   const widths = head.map((h, i) => Math.max(h.length, ...rows.map((row) => row[i].length)));
   const line = (cells: string[]) => cells.map((c, i) => (i === 0 ? c.padEnd(widths[i]) : c.padStart(widths[i]))).join("  ");
-  return [...describeReport(r), `${r.transcripts} transcripts, ${r.messages.toLocaleString("en-US")} messages; ${probeNeedsText(r)}`, line(head), line(widths.map((w) => "-".repeat(w))), ...rows.map(line), ...failureLines(r), ...failureNotes(r), ...dataProblemLines(r)].join("\n");
+  return [...describeReport(r), `${r.transcripts} transcripts, ${r.messages.toLocaleString("en-US")} messages; ${probeNeedsText(r)}`, line(head), line(widths.map((w) => "-".repeat(w))), ...rows.map(line), ...failureLines(r), ...failureNotes(r), ...windowNotes(r), ...dataProblemLines(r)].join("\n");
 }

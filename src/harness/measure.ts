@@ -8,6 +8,7 @@ import { createMeter, outputTokens, requestPrice, type Prompt } from "../compact
 import { lookupPrice, modelPrice, type ModelPrice, type PriceTable } from "../compaction/prices.js";
 import type { StrategyRegistry, StrategySpec } from "../compaction/registry.js";
 import { taskIndex } from "../compaction/messages.js";
+import { knownContextLimit } from "../compaction/models.js";
 import { defaultStrategies } from "../history/registry.js";
 import { boundedCall } from "../compaction/summarizers/llm.js";
 import { promptTokens } from "../compaction/tokens.js";
@@ -25,6 +26,11 @@ export interface Metrics {
   /** Prompt tokens summed over every request, and the largest prompt. */
   inputTokens: number;
   peakPrompt: number;
+  /**
+   * Requests whose prompt is larger than the conversations' model's context window (the first
+   * price model's, when known): no app could have sent them, yet they are priced as if sent.
+   */
+  overWindow: number;
   /**
    * Dollars under the first price model: the requests (input under its cache rules, and the
    * recorded replies) plus every compaction LLM call (uncached input and output).
@@ -69,6 +75,7 @@ export const emptyMetrics = (): Metrics => ({
   requests: 0,
   inputTokens: 0,
   peakPrompt: 0,
+  overWindow: 0,
   cost: 0,
   costs: [],
   cachedTokens: 0,
@@ -286,6 +293,8 @@ export async function measure(t: Transcript, spec: StrategySpec | string | Basel
   // shorter list would cut theirs short.
   m.costs = options.models.map(() => 0);
   const needs = probeNeeds(t, m);
+  // A model nobody knows has no window to pass (contextLimit's small fallback is a guess).
+  const window = knownContextLimit(options.models[0]) ?? Infinity;
   const systems = new Set(t.messages.filter(isSystemPrompt));
   const meters = options.models.map((name) => createMeter(name, options.prices));
   // A summary model is a real model: one a table of cache models lacks is priced from the built-in table, not by the fallback guess.
@@ -311,6 +320,7 @@ export async function measure(t: Transcript, spec: StrategySpec | string | Basel
     m.requests++;
     m.inputTokens += tokens;
     m.peakPrompt = Math.max(m.peakPrompt, tokens);
+    if (tokens > window) m.overWindow++;
     m.cachedTokens += measured[0]?.cachedTokens ?? 0;
     m.costs = costs.map((c, k) => c + (m.costs[k] ?? 0));
     m.llmCalls += result?.stats.llmCalls ?? 0;

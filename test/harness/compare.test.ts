@@ -1145,3 +1145,50 @@ describe("ptc compare reports that stand alone", () => {
     });
   });
 });
+
+// A transcript longer than the model's window (a synthetic one, or one replayed under a smaller
+// model than it was had with) was priced as if every prompt had been sent: full history's
+// 1.000x stood for requests no app could have made, and nothing said so.
+describe("prompts larger than the model's context window", () => {
+  // 12 turns of about 14,500 tokens each: full history passes gpt-4o's 128,000 tokens at the 9th
+  // request, never claude-sonnet-4's 200,000.
+  const long: Transcript = {
+    id: "long",
+    messages: [
+      { role: "system", content: "You read logs." },
+      ...Array.from({ length: 12 }, (_, i) => [
+        { role: "user" as const, content: `log part ${i}: ` + Array.from({ length: 5_000 }, (_, k) => `w${(k * 7919 + i) % 10_007}`).join(" ") },
+        { role: "assistant" as const, content: `Part ${i} read.` },
+      ]).flat(),
+    ],
+    probes: [],
+  };
+
+  it("counts them per strategy and says which model's window they pass", async () => {
+    const r = await compareStrategies([long], [{ name: "sliding-window", options: { turns: 2 } }], { models });
+    const [full, window] = r.rows;
+    const sizes: number[] = [];
+    for (let j = 2; j < long.messages.length; j += 2) sizes.push(promptTokens(long.messages.slice(0, j)));
+    const over = sizes.filter((n) => n > 128_000).length;
+    expect(over).toBeGreaterThan(0);
+    expect(over).toBeLessThan(sizes.length);
+    expect(full.totals.overWindow).toBe(over);
+    expect(window.totals.overWindow).toBe(0);
+    const table = renderTable(r);
+    expect(table).toContain(`full: ${over} of 12 requests have a prompt larger than gpt-4o's context window (128,000 tokens); no app could have sent them, and they are priced as if sent`);
+    expect(table).not.toMatch(/\nsliding-window[^\n]*context window/);
+    expect(renderHtml(r)).toContain(`full: ${over} of 12 requests have a prompt larger than gpt-4o's context window`);
+  });
+
+  it("reads the window of the first model, the conversations' own", async () => {
+    const r = await compareStrategies([long], [], { models: ["claude-sonnet-4", "gpt-4o"] });
+    expect(r.rows[0].totals.overWindow).toBe(0);
+    expect(renderTable(r)).not.toContain("context window");
+  });
+
+  it("claims no window for a model nobody knows (the 8,192-token fallback is a guess)", async () => {
+    const r = await compareStrategies([long], [], { models: ["my-local-model"] });
+    expect(r.rows[0].totals.overWindow).toBe(0);
+    expect(renderTable(r)).not.toContain("context window");
+  });
+});
