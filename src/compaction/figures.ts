@@ -121,6 +121,21 @@ export function dataProblemLines(r: { transcripts: number; dataProblems?: Readon
 }
 
 /**
+ * One line per strategy that sent prompts larger than the conversations' model's context window
+ * (`contextWindow`, the first model's when the context table knows it): their cost stands for
+ * requests no app could have made. A report written before `overWindow` has none.
+ */
+export function windowLines(r: { models: ReadonlyArray<{ model: string }>; contextWindow?: number | null; rows: ReadonlyArray<{ strategy: string; totals: { requests: number; overWindow?: number } }> }): string[] {
+  const model = r.models[0]?.model;
+  if (model === undefined || r.contextWindow === undefined || r.contextWindow === null) return [];
+  const window = r.contextWindow.toLocaleString("en-US");
+  return r.rows.flatMap((row) => {
+    const over = row.totals.overWindow ?? 0;
+    return over === 0 ? [] : [`${row.strategy}: ${over} of ${row.totals.requests} requests have a prompt larger than ${model}'s context window (${window} tokens); no app could have sent them, and they are priced as if sent`];
+  });
+}
+
+/**
  * A report's strategies that failed on some transcripts, a line each then one indented line per
  * failure (which request, what it threw); none when none failed. A report written before
  * `failures` has none.

@@ -1,7 +1,7 @@
 // Strategies side by side over a set of transcripts: totals per strategy, with the reduction
 // against sending every message (the `full` baseline, always measured) and the share of probe
 // facts still in the prompts that need them.
-import { costRatio, costRatioText, dataProblemLines, failedText, failureLines, idleText, NOT_MEASURED, percentText, reductionOf } from "../compaction/figures.js";
+import { costRatio, costRatioText, dataProblemLines, failedText, failureLines, idleText, NOT_MEASURED, percentText, reductionOf, windowLines } from "../compaction/figures.js";
 import { knownContextLimit } from "../compaction/models.js";
 import { modelPrice, type ModelPrice, type PriceTable } from "../compaction/prices.js";
 import type { StrategyRegistry, StrategySpec } from "../compaction/registry.js";
@@ -73,6 +73,8 @@ export interface CompareReport {
    * read on its own says which of its conversations no API would have taken.
    */
   dataProblems: Array<{ id: string; problems: string[] }>;
+  /** The first model's context window when the context table knows it (each row's `overWindow` counts prompts past it), else null. */
+  contextWindow: number | null;
   /** Every strategy's requests on the longest transcript (the charts' line plot). */
   longest: { id: string; series: Array<{ strategy: string; points: RequestPoint[] }> } | null;
 }
@@ -292,6 +294,7 @@ export async function compareStrategies(transcripts: readonly Transcript[], stra
       };
     }),
     dataProblems: transcripts.flatMap((t) => (t.problems !== undefined && t.problems.length > 0 ? [{ id: t.id, problems: [...t.problems] }] : [])),
+    contextWindow: knownContextLimit(options.models[0]) ?? null,
     longest: longest === null ? null : { id: longest.id, series },
   };
 }
@@ -342,19 +345,6 @@ export function failureNotes(r: CompareReport): string[] {
     .map((row) => `${row.strategy}: a summary failed at ${row.totals.summaryFailures} requests in ${row.perTranscript.filter((p) => p.metrics.summaryFailures > 0).length} of ${r.transcripts} transcripts; those prompts went out without it`);
 }
 
-/**
- * One line per strategy that sent prompts larger than the conversations' model's context window:
- * their cost stands for requests no app could have made.
- */
-export function windowNotes(r: CompareReport): string[] {
-  const model = r.models[0]?.model;
-  const window = knownContextLimit(model)?.toLocaleString("en-US");
-  if (model === undefined || window === undefined) return [];
-  return r.rows
-    .filter((row) => (row.totals.overWindow ?? 0) > 0)
-    .map((row) => `${row.strategy}: ${row.totals.overWindow} of ${row.totals.requests} requests have a prompt larger than ${model}'s context window (${window} tokens); no app could have sent them, and they are priced as if sent`);
-}
-
 /** A price model in words: list prices and cache rules. */
 export function describePrice(model: string, p: ModelPrice): string {
   const c = p.cache;
@@ -394,5 +384,5 @@ export function renderTable(r: CompareReport): string {
   const { head, rows } = reportCells(r, true);
   const widths = head.map((h, i) => Math.max(h.length, ...rows.map((row) => row[i].length)));
   const line = (cells: string[]) => cells.map((c, i) => (i === 0 ? c.padEnd(widths[i]) : c.padStart(widths[i]))).join("  ");
-  return [...describeReport(r), `${r.transcripts} transcripts, ${r.messages.toLocaleString("en-US")} messages; ${probeNeedsText(r)}`, line(head), line(widths.map((w) => "-".repeat(w))), ...rows.map(line), ...failureLines(r), ...failureNotes(r), ...windowNotes(r), ...dataProblemLines(r)].join("\n");
+  return [...describeReport(r), `${r.transcripts} transcripts, ${r.messages.toLocaleString("en-US")} messages; ${probeNeedsText(r)}`, line(head), line(widths.map((w) => "-".repeat(w))), ...rows.map(line), ...failureLines(r), ...failureNotes(r), ...windowLines(r), ...dataProblemLines(r)].join("\n");
 }

@@ -217,6 +217,8 @@ export interface ReportView {
   dataProblems?: Array<{ id: string; problems: string[] }>;
   /** The strategies that failed on some transcripts, as the text report lists them (failureLines). */
   failures?: string[];
+  /** The strategies that sent prompts past the first model's context window, as the text report says (windowLines). */
+  windowNotes?: string[];
   /** The cost of every strategy under each cache model (`ptc compare --caches`). */
   caches?: CacheTable;
   /** One transcript's prompts under two strategies, when the report came with its transcripts. */

@@ -2,7 +2,7 @@
 // harness writes (the viewer sits beside the harness, not above it, so it states the shape
 // itself) and projected to the page's table and chart series.
 import { z } from "zod";
-import { failureLines, idleText } from "../compaction/figures.js";
+import { failureLines, idleText, windowLines } from "../compaction/figures.js";
 import type { ReportRow, ReportView } from "./model.js";
 
 const metrics = z.looseObject({
@@ -18,6 +18,7 @@ const metrics = z.looseObject({
   probesKept: z.number(),
   // Written by later versions of `ptc compare`, as `kind` and `triggered` below.
   summaryFailures: z.number().optional(),
+  overWindow: z.number().optional(),
 });
 
 export const compareReportSchema = z.looseObject({
@@ -41,7 +42,9 @@ export const compareReportSchema = z.looseObject({
       }),
     )
     .min(1),
+  models: z.array(z.looseObject({ model: z.string() })).optional(),
   // Written by later versions of `ptc compare`: optional, so an older report still opens.
+  contextWindow: z.number().nullable().optional(),
   dataProblems: z.array(z.looseObject({ id: z.string(), problems: z.array(z.string()) })).optional(),
   caches: z
     .looseObject({
@@ -115,5 +118,6 @@ export function projectReport(report: CompareReportJson, file: string, id: strin
   const dataProblems = (report.dataProblems ?? []).map((p) => ({ id: p.id, problems: p.problems }));
   const caches = report.caches === undefined ? undefined : { transcripts: report.caches.transcripts, models: report.caches.models, rows: report.caches.rows.map((r) => ({ strategy: r.strategy, inputTokens: r.inputTokens, reduction: r.reduction, cost: r.cost, costRatio: r.costRatio, retention: r.retention, farRetention: r.farRetention, farNeeded: r.farNeeded, fired: r.fired, failed: r.failed })) };
   const failures = failureLines(report);
-  return { id, file, transcripts: report.transcripts, messages: report.messages, rows, longest, ...(dataProblems.length > 0 ? { dataProblems } : {}), ...(failures.length > 0 ? { failures } : {}), ...(caches === undefined ? {} : { caches }) };
+  const windowNotes = windowLines({ models: report.models ?? [], rows: report.rows, ...(report.contextWindow === undefined ? {} : { contextWindow: report.contextWindow }) });
+  return { id, file, transcripts: report.transcripts, messages: report.messages, rows, longest, ...(dataProblems.length > 0 ? { dataProblems } : {}), ...(failures.length > 0 ? { failures } : {}), ...(windowNotes.length > 0 ? { windowNotes } : {}), ...(caches === undefined ? {} : { caches }) };
 }

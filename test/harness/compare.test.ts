@@ -24,7 +24,7 @@ import type { Llm } from "../../src/llm/types.js";
 import { measure, probePattern } from "../../src/harness/measure.js";
 import { messageText } from "../../src/llm/messages.js";
 import { readViewerInput } from "../../src/viewer/input.js";
-import { projectReport } from "../../src/viewer/report.js";
+import { compareReportSchema, projectReport } from "../../src/viewer/report.js";
 import { loadTranscripts, parseTranscripts, TranscriptError, type Transcript } from "../../src/harness/transcript.js";
 import { saveRun } from "../../src/agent/resume.js";
 import { runStateToJson } from "../../src/trace/run-state.js";
@@ -1178,6 +1178,9 @@ describe("prompts larger than the model's context window", () => {
     expect(table).toContain(`full: ${over} of 12 requests have a prompt larger than gpt-4o's context window (128,000 tokens); no app could have sent them, and they are priced as if sent`);
     expect(table).not.toMatch(/\nsliding-window[^\n]*context window/);
     expect(renderHtml(r)).toContain(`full: ${over} of 12 requests have a prompt larger than gpt-4o's context window`);
+    // The viewer reads the same lines from the JSON report.
+    const view = projectReport(compareReportSchema.parse(JSON.parse(JSON.stringify(r))), "report.json", "r");
+    expect(view.windowNotes).toEqual([`full: ${over} of 12 requests have a prompt larger than gpt-4o's context window (128,000 tokens); no app could have sent them, and they are priced as if sent`]);
   });
 
   it("reads the window of the first model, the conversations' own", async () => {
@@ -1189,6 +1192,7 @@ describe("prompts larger than the model's context window", () => {
   it("claims no window for a model nobody knows (the 8,192-token fallback is a guess)", async () => {
     const r = await compareStrategies([long], [], { models: ["my-local-model"] });
     expect(r.rows[0].totals.overWindow).toBe(0);
+    expect(r.contextWindow).toBeNull();
     expect(renderTable(r)).not.toContain("context window");
   });
 });

@@ -276,6 +276,19 @@ describe.skipIf(missing)("ptc view in Chromium", () => {
     expect(points.filter((p) => p.startsWith("recap: "))).toEqual([]);
   });
 
+  it("says under the table which strategies sent prompts past the model's context window, as the text report does", async () => {
+    // One conversation of 12 long turns: full history passes a 128,000-token window at its last 4 requests.
+    const words = (i: number): string => Array.from({ length: 5_000 }, (_, k) => `w${(k * 7919 + i) % 10_007}`).join(" ");
+    const long = { id: "long", messages: [{ role: "system" as const, content: "You read logs." }, ...Array.from({ length: 12 }, (_, i) => [{ role: "user" as const, content: words(i) }, { role: "assistant" as const, content: `Part ${i} read.` }]).flat()] };
+    writeFileSync(join(dir, "window.json"), JSON.stringify(await compareStrategies([long], [{ name: "sliding-window", options: { turns: 2 } }], { models: ["gpt-4o"] })));
+    const windowFile = join(dir, "window.html");
+    expect(await runViewCommand([join(dir, "window.json"), "--out", windowFile], silent)).toBe(0);
+    const page = await open("long", pathToFileURL(windowFile).href);
+    const notes = await page.locator(".window-notes p").allTextContents();
+    expect(notes).toHaveLength(1);
+    expect(notes[0]).toMatch(/^full: \d+ of 12 requests have a prompt larger than gpt-4o's context window \(128,000 tokens\)/);
+  });
+
   it("shows a strategy that failed on every transcript as n/a, not 0.0% saved at 1.000x, and draws it nowhere", async () => {
     const registry = withFragile((stored) => {
       if (stored.length > 1) throw new TypeError("boom");
