@@ -581,13 +581,43 @@ describe("goal-boundary's LLM detector when the model fails", () => {
     const messages = [...multiGoalHead, user("Thanks! Now I need a taxi from the station."), assistant("A taxi is booked.")];
     const r = await compact(messages, "goal-boundary", { llm: down });
     expect(r.messages).toEqual(messages);
-    expect(r.events.filter((e) => e.kind === "summary_failed")).toEqual([3, 5].map((i) => ({ kind: "summary_failed", messageIndex: i, detail: "llm goal detector failed: connect ECONNREFUSED 127.0.0.1:9" })));
+    // The first failed call ends the checking for this request (see the rows below).
+    expect(r.events.filter((e) => e.kind === "summary_failed")).toEqual([{ kind: "summary_failed", messageIndex: 3, detail: "llm goal detector failed: connect ECONNREFUSED 127.0.0.1:9" }]);
     // Charged as a failed summary call is: what the provider reported, here nothing (it charged
     // each refused call as made, its prompt as paid: 23 calls and 1.017x full on 3 SGD dialogues).
     expect([r.stats.llmCalls, r.stats.llmInputTokens, r.stats.llmOutputTokens]).toEqual([0, 0, 0]);
     const billed: Llm = { name: "billed", complete: () => Promise.reject(new LlmError("malformed", "no text in the reply", { usage: { inputTokens: 700, outputTokens: 5, cachedTokens: 0 } })) };
     const paid = await compact(messages, "goal-boundary", { llm: billed });
-    expect([paid.stats.llmCalls, paid.stats.llmInputTokens, paid.stats.llmOutputTokens]).toEqual([2, 1400, 10]);
+    expect([paid.stats.llmCalls, paid.stats.llmInputTokens, paid.stats.llmOutputTokens]).toEqual([1, 700, 5]);
+  });
+
+  // Each user message not yet checked got its own call, each waiting out summaryTimeoutMs (120 s
+  // by default) with a model that never answers: the first compaction of a conversation of 8 user
+  // messages took 7 timeouts (14 minutes at the default).
+  it("makes one call per compaction with a model that never answers, not one per unchecked message", async () => {
+    let calls = 0;
+    const hangs: Llm = { name: "hangs", complete: ({ signal }) => (calls++, new Promise((_, reject) => signal?.addEventListener("abort", () => reject(new Error("aborted"))))) };
+    const long = [sys("You book travel."), ...Array.from({ length: 8 }, (_, i) => [user(`Request ${i}: book trip ${i}`), assistant(`Trip ${i} booked.`)]).flat()];
+    const r = await compact(long, { name: "goal-boundary", options: { summaryTimeoutMs: 20 } }, { llm: hangs });
+    expect(calls).toBe(1);
+    expect(r.events.filter((e) => e.kind === "summary_failed").map((e) => e.messageIndex)).toEqual([3]);
+    expect(r.messages).toEqual(long);
+  });
+
+  // A failed call decided "no new goal" for good: the message was never asked about again, so one
+  // refused connection merged two goals for the rest of the conversation.
+  it("asks again about the message a failed call was about, at the next compaction", async () => {
+    const messages = [...multiGoalHead, user("Thanks! Now I need a taxi from the station."), assistant("A taxi is booked for 18:30.")];
+    let fail = true;
+    const scripted = scriptedLlm(["CONTINUE", "NEW", summaryReply("[done] booked Pasta Palace for 2 at 19:00 (PP42)")]);
+    const flaky: Llm = { name: "flaky", complete: (req) => (fail ? ((fail = false), Promise.reject(new Error("503 overloaded"))) : scripted.complete(req)) };
+    const first = await compact(messages, "goal-boundary", { llm: flaky });
+    expect(first.events.filter((e) => e.kind === "summary_failed").map((e) => e.messageIndex)).toEqual([3]);
+    expect(first.messages).toEqual(messages);
+    expect(first.state).toMatchObject({ boundaries: [], checked: 3 });
+    const again = await compact(messages, "goal-boundary", { llm: flaky, state: first.state });
+    expect(again.events.filter((e) => e.kind === "goal_boundary").map((e) => e.messageIndex)).toEqual([5]);
+    expect(again.state).toMatchObject({ boundaries: [5], checked: messages.length });
   });
 });
 

@@ -119,12 +119,19 @@ export const goalBoundaryStrategy: StrategyDefinition<z.output<typeof schema>> =
         const opening = stored === undefined ? task : stored.index + 1;
         const boundaries = [...state.boundaries];
         let goalStart = boundaries.length > 0 ? boundaries[boundaries.length - 1] : opening;
+        let checked = messages.length;
         for (let i = Math.max(state.checked, opening + 1); i < messages.length; i++) {
           if (messages[i].role !== "user") continue;
           const d = await detector.isNewGoal(messages, i, goalStart, context);
           addSpend(spend, { calls: d.llmCalls, inputTokens: d.inputTokens, outputTokens: d.outputTokens });
-          // A call that failed decided nothing: said, or a model that is down reads as one goal throughout.
-          if (d.failed !== undefined) events.push({ kind: "summary_failed", messageIndex: i, detail: `${detector.name} goal detector failed: ${d.failed}` });
+          // A call that failed decided nothing: said, and this message is asked about again at the
+          // next compaction. Checking stops here: a model that is down (or never answers) costs one
+          // call per compaction, not one, each waiting out its timeout, per unchecked message.
+          if (d.failed !== undefined) {
+            events.push({ kind: "summary_failed", messageIndex: i, detail: `${detector.name} goal detector failed: ${d.failed}` });
+            checked = i;
+            break;
+          }
           if (d.newGoal) {
             boundaries.push(i);
             goalStart = i;
@@ -134,7 +141,7 @@ export const goalBoundaryStrategy: StrategyDefinition<z.output<typeof schema>> =
         // A last boundary the state already had lies in the messages its fingerprint just matched: its hash stands.
         const last = boundaries[boundaries.length - 1];
         const settled = last === undefined ? [] : last === state.boundaries[state.boundaries.length - 1] && Array.isArray(state.settled) && state.settled.length === 2 ? state.settled : settledAt(messages, last);
-        state = { ...state, checked: messages.length, boundaries, fingerprint: fingerprint(messages, messages.length), settled };
+        state = { ...state, checked, boundaries, fingerprint: fingerprint(messages, checked), settled };
         const view = (s: GoalState): ChatMessage[] => {
           // Goals folded into a later summary ("") are in that summary; trailing ones are still verbatim.
           let last = s.summaries.length - 1;
