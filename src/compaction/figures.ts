@@ -120,19 +120,28 @@ export function dataProblemLines(r: { transcripts: number; dataProblems?: Readon
   return [`data problems in ${problems.length} of ${r.transcripts} transcripts (compared as recorded):`, ...problems.flatMap((t) => t.problems.map((p) => `  ${p}`))];
 }
 
+type NotedRow = { strategy: string; totals: { requests: number; summaryFailures?: number; overWindow?: number }; perTranscript: ReadonlyArray<{ metrics: { summaryFailures?: number } }> };
+
 /**
- * One line per strategy that sent prompts larger than the conversations' model's context window
- * (`contextWindow`, the first model's when the context table knows it): their cost stands for
- * requests no app could have made. A report written before `overWindow` has none.
+ * The lines under a report's table, a strategy each: where its summaries failed (at how many
+ * requests, in how many transcripts), and where it sent prompts larger than the conversations'
+ * model's context window (`contextWindow`, the first model's when the context table knows it),
+ * whose cost stands for requests no app could have made. A report written before a figure has
+ * no line for it.
  */
-export function windowLines(r: { models: ReadonlyArray<{ model: string }>; contextWindow?: number | null; rows: ReadonlyArray<{ strategy: string; totals: { requests: number; overWindow?: number } }> }): string[] {
-  const model = r.models[0]?.model;
-  if (model === undefined || r.contextWindow === undefined || r.contextWindow === null) return [];
-  const window = r.contextWindow.toLocaleString("en-US");
-  return r.rows.flatMap((row) => {
-    const over = row.totals.overWindow ?? 0;
-    return over === 0 ? [] : [`${row.strategy}: ${over} of ${row.totals.requests} requests have a prompt larger than ${model}'s context window (${window} tokens); no app could have sent them, and they are priced as if sent`];
+export function reportNotes(r: { transcripts: number; models?: ReadonlyArray<{ model: string }>; contextWindow?: number | null; rows: ReadonlyArray<NotedRow> }): string[] {
+  const failed = r.rows.flatMap((row) => {
+    const n = row.totals.summaryFailures ?? 0;
+    return n === 0 ? [] : [`${row.strategy}: a summary failed at ${n} requests in ${row.perTranscript.filter((p) => (p.metrics.summaryFailures ?? 0) > 0).length} of ${r.transcripts} transcripts; those prompts went out without it`];
   });
+  const model = r.models?.[0]?.model;
+  const window = r.contextWindow ?? undefined;
+  if (model === undefined || window === undefined) return failed;
+  const over = r.rows.flatMap((row) => {
+    const n = row.totals.overWindow ?? 0;
+    return n === 0 ? [] : [`${row.strategy}: ${n} of ${row.totals.requests} requests have a prompt larger than ${model}'s context window (${window.toLocaleString("en-US")} tokens); no app could have sent them, and they are priced as if sent`];
+  });
+  return [...failed, ...over];
 }
 
 /**

@@ -1,7 +1,7 @@
 // Strategies side by side over a set of transcripts: totals per strategy, with the reduction
 // against sending every message (the `full` baseline, always measured) and the share of probe
 // facts still in the prompts that need them.
-import { costRatio, costRatioText, dataProblemLines, failedText, failureLines, idleText, NOT_MEASURED, percentText, reductionOf, windowLines } from "../compaction/figures.js";
+import { costRatio, costRatioText, dataProblemLines, failedText, failureLines, idleText, NOT_MEASURED, percentText, reductionOf, reportNotes } from "../compaction/figures.js";
 import { knownContextLimit } from "../compaction/models.js";
 import { modelPrice, type ModelPrice, type PriceTable } from "../compaction/prices.js";
 import type { StrategyRegistry, StrategySpec } from "../compaction/registry.js";
@@ -338,12 +338,6 @@ export function reportCells(r: CompareReport, time: boolean): { head: string[]; 
   return { head, rows };
 }
 
-/** One line per strategy whose summaries failed somewhere: at how many requests, in how many transcripts. */
-export function failureNotes(r: CompareReport): string[] {
-  return r.rows
-    .filter((row) => row.totals.summaryFailures > 0)
-    .map((row) => `${row.strategy}: a summary failed at ${row.totals.summaryFailures} requests in ${row.perTranscript.filter((p) => p.metrics.summaryFailures > 0).length} of ${r.transcripts} transcripts; those prompts went out without it`);
-}
 
 /** A price model in words: list prices and cache rules. */
 export function describePrice(model: string, p: ModelPrice): string {
@@ -384,5 +378,5 @@ export function renderTable(r: CompareReport): string {
   const { head, rows } = reportCells(r, true);
   const widths = head.map((h, i) => Math.max(h.length, ...rows.map((row) => row[i].length)));
   const line = (cells: string[]) => cells.map((c, i) => (i === 0 ? c.padEnd(widths[i]) : c.padStart(widths[i]))).join("  ");
-  return [...describeReport(r), `${r.transcripts} transcripts, ${r.messages.toLocaleString("en-US")} messages; ${probeNeedsText(r)}`, line(head), line(widths.map((w) => "-".repeat(w))), ...rows.map(line), ...failureLines(r), ...failureNotes(r), ...windowLines(r), ...dataProblemLines(r)].join("\n");
+  return [...describeReport(r), `${r.transcripts} transcripts, ${r.messages.toLocaleString("en-US")} messages; ${probeNeedsText(r)}`, line(head), line(widths.map((w) => "-".repeat(w))), ...rows.map(line), ...failureLines(r), ...reportNotes(r), ...dataProblemLines(r)].join("\n");
 }

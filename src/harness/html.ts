@@ -1,8 +1,8 @@
 // The comparison as one self-contained HTML page: no scripts, no network, charts drawn here as
 // inline SVG. People would rather look at these than read the table.
-import { NOT_MEASURED, percentText, ratioText, windowLines } from "../compaction/figures.js";
+import { NOT_MEASURED, percentText, ratioText, reportNotes } from "../compaction/figures.js";
 import { cacheTableCells, FAR_MESSAGES, type CacheReport } from "./cache-models.js";
-import { dataProblemLines, describeReport, failureLines, failureNotes, idleLabel, probeNeedsText, reportCells, type CompareReport, type StrategyRow } from "./compare.js";
+import { dataProblemLines, describeReport, failureLines, idleLabel, probeNeedsText, reportCells, type CompareReport, type StrategyRow } from "./compare.js";
 import { detectorLine, type DetectorScore } from "./goals.js";
 
 const COLORS = ["#4e79a7", "#f28e2b", "#59a14f", "#e15759", "#76b7b2", "#edc948", "#b07aa1", "#9c755f", "#bab0ac"];
@@ -114,7 +114,7 @@ svg{width:100%;height:auto}svg text{fill:var(--fg);font-size:12px}.axis{stroke:v
 ${describeReport(report).map((l) => `<p>${esc(l)}</p>`).join("\n")}
 <table><thead><tr>${head.map((h) => `<th>${esc(h)}</th>`).join("")}</tr></thead><tbody>${rows}</tbody></table>
 ${failureLines(report).map((l) => (l.startsWith("  ") ? `<p><code>${esc(l.trim())}</code></p>` : `<p>${esc(l)}</p>`)).join("\n")}
-${[...failureNotes(report), ...windowLines(report)].map((l) => `<p>${esc(l)}</p>`).join("\n")}
+${reportNotes(report).map((l) => `<p>${esc(l)}</p>`).join("\n")}
 ${dataProblemLines(report).map((l, i) => (i === 0 ? `<p>${esc(l)}</p>` : `<p><code>${esc(l.trim())}</code></p>`)).join("\n")}
 ${extras.goalDetector === undefined ? "" : `<p>${esc(detectorLine(extras.goalDetector.name, extras.goalDetector.score))}</p>`}
 ${extras.caches === undefined ? "" : cachesSection(extras.caches)}

@@ -217,8 +217,8 @@ export interface ReportView {
   dataProblems?: Array<{ id: string; problems: string[] }>;
   /** The strategies that failed on some transcripts, as the text report lists them (failureLines). */
   failures?: string[];
-  /** The strategies that sent prompts past the first model's context window, as the text report says (windowLines). */
-  windowNotes?: string[];
+  /** The lines under the text report's table (reportNotes): summaries that failed, prompts past the model's context window. */
+  tableNotes?: string[];
   /** The cost of every strategy under each cache model (`ptc compare --caches`). */
   caches?: CacheTable;
   /** One transcript's prompts under two strategies, when the report came with its transcripts. */

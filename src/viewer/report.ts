@@ -2,7 +2,7 @@
 // harness writes (the viewer sits beside the harness, not above it, so it states the shape
 // itself) and projected to the page's table and chart series.
 import { z } from "zod";
-import { failureLines, idleText, windowLines } from "../compaction/figures.js";
+import { failureLines, idleText, reportNotes } from "../compaction/figures.js";
 import type { ReportRow, ReportView } from "./model.js";
 
 const metrics = z.looseObject({
@@ -118,6 +118,6 @@ export function projectReport(report: CompareReportJson, file: string, id: strin
   const dataProblems = (report.dataProblems ?? []).map((p) => ({ id: p.id, problems: p.problems }));
   const caches = report.caches === undefined ? undefined : { transcripts: report.caches.transcripts, models: report.caches.models, rows: report.caches.rows.map((r) => ({ strategy: r.strategy, inputTokens: r.inputTokens, reduction: r.reduction, cost: r.cost, costRatio: r.costRatio, retention: r.retention, farRetention: r.farRetention, farNeeded: r.farNeeded, fired: r.fired, failed: r.failed })) };
   const failures = failureLines(report);
-  const windowNotes = windowLines({ models: report.models ?? [], rows: report.rows, ...(report.contextWindow === undefined ? {} : { contextWindow: report.contextWindow }) });
-  return { id, file, transcripts: report.transcripts, messages: report.messages, rows, longest, ...(dataProblems.length > 0 ? { dataProblems } : {}), ...(failures.length > 0 ? { failures } : {}), ...(windowNotes.length > 0 ? { windowNotes } : {}), ...(caches === undefined ? {} : { caches }) };
+  const tableNotes = reportNotes(report);
+  return { id, file, transcripts: report.transcripts, messages: report.messages, rows, longest, ...(dataProblems.length > 0 ? { dataProblems } : {}), ...(failures.length > 0 ? { failures } : {}), ...(tableNotes.length > 0 ? { tableNotes } : {}), ...(caches === undefined ? {} : { caches }) };
 }

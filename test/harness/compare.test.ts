@@ -455,6 +455,10 @@ describe("a summarizer that fails", () => {
     expect(table).not.toMatch(/never triggered/);
     expect(table).toMatch(/\nrolling-summary:roundsToCompress=1,roundsToRetain=1 .*summaries failed/);
     expect(table).toContain(`rolling-summary:roundsToCompress=1,roundsToRetain=1: a summary failed at ${row.totals.summaryFailures} requests in 2 of 2 transcripts`);
+    // The HTML report and the viewer (from the JSON) say it too.
+    expect(renderHtml(r)).toContain(`rolling-summary:roundsToCompress=1,roundsToRetain=1: a summary failed at ${row.totals.summaryFailures} requests in 2 of 2 transcripts`);
+    const view = projectReport(compareReportSchema.parse(JSON.parse(JSON.stringify(r))), "report.json", "r");
+    expect(view.tableNotes).toEqual([`rolling-summary:roundsToCompress=1,roundsToRetain=1: a summary failed at ${row.totals.summaryFailures} requests in 2 of 2 transcripts; those prompts went out without it`]);
     // Its row says so beside its name: 0.0% and 1.000x are what it sent without its summaries.
     expect(table).toMatch(/\nstrategy +failed +input tokens /);
     expect(table).toMatch(/\nrolling-summary:roundsToCompress=1,roundsToRetain=1 +summary in 2 of 2 +[\d,]+ +0\.0% /);
@@ -1180,7 +1184,7 @@ describe("prompts larger than the model's context window", () => {
     expect(renderHtml(r)).toContain(`full: ${over} of 12 requests have a prompt larger than gpt-4o's context window`);
     // The viewer reads the same lines from the JSON report.
     const view = projectReport(compareReportSchema.parse(JSON.parse(JSON.stringify(r))), "report.json", "r");
-    expect(view.windowNotes).toEqual([`full: ${over} of 12 requests have a prompt larger than gpt-4o's context window (128,000 tokens); no app could have sent them, and they are priced as if sent`]);
+    expect(view.tableNotes).toEqual([`full: ${over} of 12 requests have a prompt larger than gpt-4o's context window (128,000 tokens); no app could have sent them, and they are priced as if sent`]);
   });
 
   it("reads the window of the first model, the conversations' own", async () => {

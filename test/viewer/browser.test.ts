@@ -284,7 +284,7 @@ describe.skipIf(missing)("ptc view in Chromium", () => {
     const windowFile = join(dir, "window.html");
     expect(await runViewCommand([join(dir, "window.json"), "--out", windowFile], silent)).toBe(0);
     const page = await open("long", pathToFileURL(windowFile).href);
-    const notes = await page.locator(".window-notes p").allTextContents();
+    const notes = await page.locator(".report-notes p").allTextContents();
     expect(notes).toHaveLength(1);
     expect(notes[0]).toMatch(/^full: \d+ of 12 requests have a prompt larger than gpt-4o's context window \(128,000 tokens\)/);
   });

@@ -77,7 +77,7 @@ export function renderReport(r: ReportView, texts: readonly string[] = [], reque
     h("header", { class: "run-head" }, h("h2", null, "Compaction report ", h("code", null, r.id), h("span", { class: "muted", title: r.file }, ` ${baseName(r.file)}`)), h("p", { class: "muted" }, `${r.transcripts} transcripts, ${fmt(r.messages)} messages; every request replayed under each strategy.`)),
     main,
     r.failures ? h("div", { class: "notice strategy-failures" }, r.failures.map((l) => (l.startsWith("  ") ? h("p", null, h("code", null, l.trim())) : h("p", null, l)))) : null,
-    r.windowNotes ? h("div", { class: "notice window-notes" }, r.windowNotes.map((l) => h("p", null, l))) : null,
+    r.tableNotes ? h("div", { class: "notice report-notes" }, r.tableNotes.map((l) => h("p", null, l))) : null,
     problems.length > 0 ? h("div", { class: "notice data-problems" }, h("p", null, problems[0]), problems.slice(1).map((l) => h("p", null, h("code", null, l.trim())))) : null,
     r.caches ? cachesSection(r.caches) : null,
     h("div", { class: "charts" }, h("h3", null, "Input tokens over all requests"), strategyBars(r.rows), costRetention(r.rows) ? h("h3", null, "Cost against retention") : null, costRetention(r.rows), r.longest ? h("h3", null, `Prompt tokens per request: ${r.longest.id}`) : null, r.longest ? requestLines(r.longest) : null),
