@@ -604,6 +604,29 @@ describe("goal-boundary's LLM detector when the model fails", () => {
     expect(r.messages).toEqual(long);
   });
 
+  // Detector calls were outside the circuit breaker that bounds summary calls: with the model down
+  // every compaction made one more call, each waiting out its timeout.
+  it("opens the circuit breaker after maxFailures failed detector calls, and tries again after the cooldown", async () => {
+    let calls = 0;
+    const down: Llm = { name: "down", complete: () => (calls++, Promise.reject(new Error("connect ECONNREFUSED 127.0.0.1:9"))) };
+    let messages = [...multiGoalHead];
+    let state: Json | undefined;
+    const perCompaction: number[] = [];
+    const opened: boolean[] = [];
+    for (let k = 0; k < 10; k++) {
+      messages = [...messages, user(`And request ${k}, please.`), assistant(`Request ${k} done.`)];
+      const before = calls;
+      const r = await compact(messages, { name: "goal-boundary", options: { maxFailures: 3, cooldown: 5 } }, { llm: down, ...(state === undefined ? {} : { state }) });
+      perCompaction.push(calls - before);
+      opened.push(r.events.some((e) => e.kind === "circuit_open"));
+      expect(r.messages).toEqual(messages);
+      state = r.state;
+    }
+    // 3 failures open it (the third says so); 5 compactions skipped; then one more try, which fails and opens it again.
+    expect(perCompaction).toEqual([1, 1, 1, 0, 0, 0, 0, 0, 1, 0]);
+    expect(opened).toEqual([false, false, true, true, true, true, true, true, true, true]);
+  });
+
   // A failed call decided "no new goal" for good: the message was never asked about again, so one
   // refused connection merged two goals for the rest of the conversation.
   it("asks again about the message a failed call was about, at the next compaction", async () => {

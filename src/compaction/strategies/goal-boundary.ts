@@ -9,7 +9,7 @@ import { domainGoalDetector, heuristicGoalDetector, llmGoalDetector, type GoalDe
 import { spliceSummary, taskIndex } from "../messages.js";
 import { addSpend, clock, finish, noSpend } from "../result.js";
 import type { StrategyDefinition } from "../registry-types.js";
-import { closedBreaker, summaryOptions, SummaryEngine, type BreakerState } from "../summarizers/engine.js";
+import { afterFailure, closedBreaker, skipWhileOpen, summaryOptions, SummaryEngine, type BreakerState } from "../summarizers/engine.js";
 import { promptTokens } from "../tokens.js";
 import { createTrigger, triggerSpecSchema } from "../triggers.js";
 import { knownNamesOf, type CompactionEvent, type Json } from "../types.js";
@@ -119,8 +119,13 @@ export const goalBoundaryStrategy: StrategyDefinition<z.output<typeof schema>> =
         const opening = stored === undefined ? task : stored.index + 1;
         const boundaries = [...state.boundaries];
         let goalStart = boundaries.length > 0 ? boundaries[boundaries.length - 1] : opening;
-        let checked = messages.length;
-        for (let i = Math.max(state.checked, opening + 1); i < messages.length; i++) {
+        // The LLM detector's calls are summary calls to the breaker: while it is open this compaction
+        // makes none (and checks nothing), and each failed call counts as a failed compaction.
+        let breaker = state.breaker;
+        const paused = detector === llmDetector ? skipWhileOpen(breaker, events, state.checked) : undefined;
+        if (paused !== undefined) breaker = paused;
+        let checked = paused === undefined ? messages.length : state.checked;
+        for (let i = paused === undefined ? Math.max(state.checked, opening + 1) : messages.length; i < messages.length; i++) {
           if (messages[i].role !== "user") continue;
           const d = await detector.isNewGoal(messages, i, goalStart, context);
           addSpend(spend, { calls: d.llmCalls, inputTokens: d.inputTokens, outputTokens: d.outputTokens });
@@ -129,6 +134,7 @@ export const goalBoundaryStrategy: StrategyDefinition<z.output<typeof schema>> =
           // call per compaction, not one, each waiting out its timeout, per unchecked message.
           if (d.failed !== undefined) {
             events.push({ kind: "summary_failed", messageIndex: i, detail: `${detector.name} goal detector failed: ${d.failed}` });
+            breaker = afterFailure(breaker, options, events, i);
             checked = i;
             break;
           }
@@ -141,7 +147,7 @@ export const goalBoundaryStrategy: StrategyDefinition<z.output<typeof schema>> =
         // A last boundary the state already had lies in the messages its fingerprint just matched: its hash stands.
         const last = boundaries[boundaries.length - 1];
         const settled = last === undefined ? [] : last === state.boundaries[state.boundaries.length - 1] && Array.isArray(state.settled) && state.settled.length === 2 ? state.settled : settledAt(messages, last);
-        state = { ...state, checked, boundaries, fingerprint: fingerprint(messages, checked), settled };
+        state = { ...state, checked, boundaries, fingerprint: fingerprint(messages, checked), settled, breaker };
         const view = (s: GoalState): ChatMessage[] => {
           // Goals folded into a later summary ("") are in that summary; trailing ones are still verbatim.
           let last = s.summaries.length - 1;
@@ -159,8 +165,9 @@ export const goalBoundaryStrategy: StrategyDefinition<z.output<typeof schema>> =
           const goals = carried + last + 1;
           return spliceSummary(messages, task, s.boundaries[last], `${summaryHeader(text, `${goals} earlier goal${goals === 1 ? "" : "s"}`)}\n${text}`);
         };
-        // Completed goals not yet summarized, oldest first (the current goal is never summarized).
-        while (state.summaries.length < state.boundaries.length) {
+        // Completed goals not yet summarized, oldest first (the current goal is never summarized);
+        // none in a compaction the breaker skips or whose detector call just failed (the same model).
+        while (state.summaries.length < state.boundaries.length && paused === undefined && checked === messages.length) {
           const sent = view(state);
           const tokens = promptTokens(sent);
           if (!context.force && options.maxTokens > 0 && tokens <= options.maxTokens) break;

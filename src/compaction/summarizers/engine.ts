@@ -104,10 +104,8 @@ export class SummaryEngine {
   }
 
   async run(request: SummaryRequest, breaker: BreakerState, context: CompactionContext, spend: LlmSpend, events: CompactionEvent[], messageIndex: number): Promise<SummaryOutcome> {
-    if (breaker.skip > 0) {
-      events.push({ kind: "circuit_open", messageIndex, detail: `summaries paused after ${breaker.failures} failures; ${breaker.skip - 1} more skipped before the next try` });
-      return { text: undefined, breaker: { failures: breaker.failures, skip: breaker.skip - 1 }, failed: true };
-    }
+    const skipped = skipWhileOpen(breaker, events, messageIndex);
+    if (skipped !== undefined) return { text: undefined, breaker: skipped, failed: true };
     const summarizer = this.pick(context);
     for (let attempt = 1; attempt <= this.options.maxAttempts; attempt++) {
       try {
@@ -138,11 +136,21 @@ export class SummaryEngine {
         events.push({ kind: "summary_failed", messageIndex, detail: `${summarizer.name} summary failed: ${errorText(e)}` });
       }
     }
-    const failures = breaker.failures + 1;
-    if (failures >= this.options.maxFailures) {
-      events.push({ kind: "circuit_open", messageIndex, detail: `${failures} failed compactions in a row: the next ${this.options.cooldown} are skipped` });
-      return { text: undefined, breaker: { failures, skip: this.options.cooldown }, failed: true };
-    }
-    return { text: undefined, breaker: { failures, skip: 0 }, failed: true };
+    return { text: undefined, breaker: afterFailure(breaker, this.options, events, messageIndex), failed: true };
   }
+}
+
+/** While the breaker is open: the compaction skipped, said, and one skip fewer before the next try; undefined when it is closed. */
+export function skipWhileOpen(breaker: BreakerState, events: CompactionEvent[], messageIndex: number): BreakerState | undefined {
+  if (breaker.skip <= 0) return undefined;
+  events.push({ kind: "circuit_open", messageIndex, detail: `summaries paused after ${breaker.failures} failures; ${breaker.skip - 1} more skipped before the next try` });
+  return { failures: breaker.failures, skip: breaker.skip - 1 };
+}
+
+/** The breaker after a failed compaction: open for `cooldown` compactions once `maxFailures` failed in a row. */
+export function afterFailure(breaker: BreakerState, options: Pick<SummaryOptions, "maxFailures" | "cooldown">, events: CompactionEvent[], messageIndex: number): BreakerState {
+  const failures = breaker.failures + 1;
+  if (failures < options.maxFailures) return { failures, skip: 0 };
+  events.push({ kind: "circuit_open", messageIndex, detail: `${failures} failed compactions in a row: the next ${options.cooldown} are skipped` });
+  return { failures, skip: options.cooldown };
 }
