@@ -338,7 +338,6 @@ export function reportCells(r: CompareReport, time: boolean): { head: string[]; 
   return { head, rows };
 }
 
-
 /** A price model in words: list prices and cache rules. */
 export function describePrice(model: string, p: ModelPrice): string {
   const c = p.cache;

@@ -121,11 +121,11 @@ export const goalBoundaryStrategy: StrategyDefinition<z.output<typeof schema>> =
         let goalStart = boundaries.length > 0 ? boundaries[boundaries.length - 1] : opening;
         // The LLM detector's calls are summary calls to the breaker: while it is open this compaction
         // makes none (and checks nothing), and each failed call counts as a failed compaction.
-        let breaker = state.breaker;
-        const paused = detector === llmDetector ? skipWhileOpen(breaker, events, state.checked) : undefined;
-        if (paused !== undefined) breaker = paused;
+        const paused = detector === llmDetector ? skipWhileOpen(state.breaker, events, state.checked) : undefined;
+        let breaker = paused ?? state.breaker;
+        // Messages before `checked` have been through the detector; paused, none more are.
         let checked = paused === undefined ? messages.length : state.checked;
-        for (let i = paused === undefined ? Math.max(state.checked, opening + 1) : messages.length; i < messages.length; i++) {
+        for (let i = Math.max(state.checked, opening + 1); i < checked; i++) {
           if (messages[i].role !== "user") continue;
           const d = await detector.isNewGoal(messages, i, goalStart, context);
           addSpend(spend, { calls: d.llmCalls, inputTokens: d.inputTokens, outputTokens: d.outputTokens });
