@@ -1350,15 +1350,35 @@ function eachPart(v: Value, visit: (x: string | number | Keyword) => void, closu
 }
 
 /**
- * Text's letters and digits in lower case, its URL (`%40`) and `\u0040` escapes read first: what
- * an echo keeps of a value whatever it did to separators. Lower-cased as one character at a time
- * (a final Σ as σ, not ς), as `compacted` reads a message.
+ * Text's letters and digits in lower case, its URL (`%40`, `%C3%A9`) and `\u0040` escapes read
+ * first: what an echo keeps of a value whatever it did to separators, or to case. Case is folded
+ * by upper-casing, then lower-casing as one character at a time (`ß` and `SS` as `ss`, a final Σ as
+ * σ, not ς), as `compacted` reads a message.
  */
 function compactText(text: string): string {
-  return text.replace(ESCAPE, (m, hex: string | undefined, u: string | undefined) => String.fromCharCode(parseInt(hex ?? u ?? "", 16))).replace(SIGMA, "σ").toLowerCase().replace(NOT_ALNUM, "");
+  return text.replace(ESCAPE, escapeText).toUpperCase().replace(SIGMA, "σ").toLowerCase().replace(NOT_ALNUM, "");
 }
 
-const ESCAPE = /%([0-9A-Fa-f]{2})|\\u([0-9A-Fa-f]{4})/g;
+/**
+ * One escaped character: a URL's UTF-8 bytes of one character (`%C3%A9`), an ASCII-only JSON
+ * writer's surrogate pair (`\ud835\udc00`), or one escape (`%40`, `\u00e9`).
+ */
+const ESCAPE = /%[cCdD][0-9A-Fa-f]%[89abAB][0-9A-Fa-f]|%[eE][0-9A-Fa-f](?:%[89abAB][0-9A-Fa-f]){2}|%[fF][0-7](?:%[89abAB][0-9A-Fa-f]){3}|\\u[dD][89abAB][0-9A-Fa-f]{2}\\u[dD][c-fC-F][0-9A-Fa-f]{2}|%[0-9A-Fa-f]{2}|\\u[0-9A-Fa-f]{4}/g;
+
+/** The character an ESCAPE match writes; bytes that make none (overlong, a surrogate, past U+10FFFF) each read as the character of its value. */
+function escapeText(m: string): string {
+  if (m.charCodeAt(0) === 0x5c) return m.length === 6 ? String.fromCharCode(parseInt(m.slice(2), 16)) : String.fromCharCode(parseInt(m.slice(2, 6), 16), parseInt(m.slice(8), 16));
+  const bytes: number[] = [];
+  for (let k = 1; k < m.length; k += 3) bytes.push(parseInt(m.slice(k, k + 2), 16));
+  if (bytes.length === 1) return String.fromCharCode(bytes[0]);
+  let cp = bytes[0] & (0xff >> (bytes.length + 1));
+  for (let k = 1; k < bytes.length; k++) cp = (cp << 6) | (bytes[k] & 0x3f);
+  const valid = cp >= UTF8_MIN[bytes.length] && cp <= 0x10ffff && !(cp >= 0xd800 && cp <= 0xdfff);
+  return valid ? String.fromCodePoint(cp) : String.fromCharCode(...bytes);
+}
+
+/** The least code point each length of UTF-8 writes (a shorter form is overlong). */
+const UTF8_MIN = [0, 0, 0x80, 0x800, 0x10000];
 /** ESCAPE where a scan stands. */
 const ESCAPE_AT = new RegExp(ESCAPE.source, "y");
 const NOT_ALNUM = /[^\p{L}\p{N}]/gu;
@@ -1422,16 +1442,21 @@ function compacted(text: string): Compacted {
     if (code === 0x25 || code === 0x5c) {
       ESCAPE_AT.lastIndex = i;
       const m = ESCAPE_AT.exec(text);
-      if (m !== null) [code, end] = [parseInt(m[1] ?? m[2], 16), i + m[0].length];
+      if (m !== null) {
+        const ch = escapeText(m[0]);
+        code = ch.codePointAt(0) as number;
+        // Bytes that make no character are read one escape at a time, as compactText reads them.
+        end = i + (String.fromCodePoint(code).length === ch.length ? m[0].length : 3);
+      }
     }
     if (code < 0x80) {
       const low = code >= 0x41 && code <= 0x5a ? code + 0x20 : code;
       if ((low >= 0x61 && low <= 0x7a) || (low >= 0x30 && low <= 0x39)) keep(low, i, end);
     } else {
-      const ch = end > i + 1 ? String.fromCharCode(code) : String.fromCodePoint(text.codePointAt(i) as number);
+      const ch = end > i + 1 ? String.fromCodePoint(code) : String.fromCodePoint(text.codePointAt(i) as number);
       if (end === i + 1) end = i + ch.length;
       // Each UTF-16 unit of a letter beyond the BMP (`𝐀`) is a place, as the runs looked up are cut.
-      const kept = ch.toLowerCase().replace(NOT_ALNUM, "");
+      const kept = ch.toUpperCase().toLowerCase().replace(NOT_ALNUM, "");
       for (let k = 0; k < kept.length; k++) keep(kept.charCodeAt(k), i, end);
     }
     i = end;

@@ -7,6 +7,7 @@
 // Letters of astral characters (`𝐀`) shifted where the message was cut, so a token after them
 // showed, and a final `Σ` read as `ς` in the argument but `σ` in the message showed. Each row
 // failed before its fix.
+import fc from "fast-check";
 import { describe, expect, it } from "vitest";
 import { evaluate } from "../../src/lisp/evaluate.js";
 import { hideRewritten, showStandIns } from "../../src/lisp/marks.js";
@@ -116,5 +117,37 @@ describe("the work pieces take grows with the message", () => {
   it("a 1 MB message of a word one argument holds inside its own words shows whole", () => {
     const text = "word ".repeat(200_000);
     expect(hide(text, [["sword password", "_pw"]]) === text).toBe(true);
+  });
+});
+
+// A message may send a hidden argument back escaped: a URL (`%C3%A9`, UTF-8 bytes) or an
+// ASCII-only JSON writer such as Python's (`\u00e9`, and a character beyond the BMP as a pair,
+// `\ud835\udc00`). Each escape was read as one character of its own: `Jos%C3%A9` read as `josã©`
+// and a pair as two lone halves, which the message's reader dropped while the argument's kept the
+// letter, so the escaped argument showed.
+describe("a hidden argument sent back escaped", () => {
+  /** Each character beyond ASCII as `\uXXXX` (pairs beyond the BMP), as an ASCII-only JSON writer does. */
+  const asciiJson = (s: string): string => s.replace(/[^\x20-\x7e]/g, (ch) => `\\u${ch.charCodeAt(0).toString(16).padStart(4, "0")}`);
+  /** The message as a reader would take it: escapes read back, so that a leak cannot hide behind one. */
+  const unescaped = (s: string): string => s.replace(/\\u([0-9a-fA-F]{4})/g, (_, h: string) => String.fromCharCode(parseInt(h, 16))).replace(/(?:%[0-9A-Fa-f]{2})+/g, (m) => { try { return decodeURIComponent(m); } catch { return m; } });
+  const ENCODINGS: ReadonlyArray<[string, (s: string) => string]> = [["as it is", (s) => s], ["URL-encoded", encodeURIComponent], ["ASCII JSON", asciiJson], ["upper-case URL-encoded", (s) => encodeURIComponent(s.toUpperCase())]];
+
+  it.each(ENCODINGS.flatMap(([how, encode]) => ["José García-Müller", "𝐀𝐁𝐂𝐃𝐄𝐅𝐆𝐇", "Ωμέγα Δέλτα Ψ", "Дмитрий Иванов", "山田太郎さん様です"].map((v) => [how, v, encode] as const)))("%s: %s", (_how, value, encode) => {
+    const out = hide(`no account for "${encode(value)}" here`, [[value, "_name"]]);
+    expect(out).toContain("<hidden string from data/_name>");
+    expect(leaks(unescaped(out), fragments([value]))).toEqual([]);
+  });
+
+  // Letters and digits only: the separators and symbols between them are not what is hidden.
+  it("any such argument, so escaped (property)", () => {
+    const chars = [..."abcXYZ019éüßçñøåÆŒΣςσΩЖжЯ山田語𝐀𝐁𝐳İıﬁ"];
+    fc.assert(
+      fc.property(fc.array(fc.constantFrom(...chars), { minLength: 8, maxLength: 16 }), fc.constantFrom(...ENCODINGS), (cs, [, encode]) => {
+        const value = cs.join("");
+        const out = hide(`bad value ${encode(value)}!`, [[value, "_v"]]);
+        return leaks(unescaped(out), fragments([value])).length === 0;
+      }),
+      { numRuns: 400 },
+    );
   });
 });
