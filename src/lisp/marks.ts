@@ -1090,7 +1090,7 @@ export class Marks {
       if (typeof x === "string" || typeof x === "number") {
         const o = this.prims.get(x);
         if (o !== undefined) {
-          if (typeof x === "string" && x.length >= QUOTED_MIN) given.set(x.toLowerCase(), o);
+          if (typeof x === "string" && x.length >= QUOTED_MIN) given.set(composed(x).toLowerCase(), o);
           compactForms(String(x), o, compact);
         } else if (inside !== undefined && small(x)) smalls.set(x, inside);
       } else if (x !== null && typeof x === "object" && depth <= 64 && !(x instanceof Closure)) {
@@ -1111,7 +1111,7 @@ export class Marks {
     const compacts = compact.length === 0 ? null : new QuoteIndex(compact, false, ECHO_MIN);
     const echo = (text: string): Origin | undefined => {
       if (text.length < QUOTED_MIN) return undefined;
-      const low = text.toLowerCase();
+      const low = composed(text).toLowerCase();
       const q = text.length >= ECHO_MIN ? quoted().quote(low) : undefined;
       const o = given.get(low) ?? (q === undefined ? undefined : this.prims.get(q));
       if (o !== undefined || compacts === null) return o;
@@ -1137,7 +1137,7 @@ export class Marks {
     const ix = (this.echoes ??= { seen: 0, index: new QuoteIndex<string>([], true, ECHO_MIN) });
     // Marked values are only ever added: only the new ones are indexed.
     if (ix.seen < this.echoTexts.length) {
-      ix.index.addAll(this.echoTexts.slice(ix.seen).map((v) => [v.toLowerCase(), v] as const));
+      ix.index.addAll(this.echoTexts.slice(ix.seen).map((v) => [composed(v).toLowerCase(), v] as const));
       ix.seen = this.echoTexts.length;
     }
     return ix.index;
@@ -1351,12 +1351,51 @@ function eachPart(v: Value, visit: (x: string | number | Keyword) => void, closu
 
 /**
  * Text's letters and digits in lower case, its URL (`%40`, `%C3%A9`) and `\u0040` escapes read
- * first: what an echo keeps of a value whatever it did to separators, or to case. Case is folded
- * by upper-casing, then lower-casing as one character at a time (`ß` and `SS` as `ss`, a final Σ as
- * σ, not ς), as `compacted` reads a message.
+ * first: what an echo keeps of a value whatever it did to separators, to case or to accents,
+ * read one character at a time as `compacted` reads a message.
  */
 function compactText(text: string): string {
-  return text.replace(ESCAPE, escapeText).toUpperCase().replace(SIGMA, "σ").toLowerCase().replace(NOT_ALNUM, "");
+  const t = text.replace(ESCAPE, escapeText);
+  let out = "";
+  for (let i = 0; i < t.length; ) {
+    const code = t.charCodeAt(i);
+    if (code < 0x80) {
+      const low = code >= 0x41 && code <= 0x5a ? code + 0x20 : code;
+      if ((low >= 0x61 && low <= 0x7a) || (low >= 0x30 && low <= 0x39)) out += String.fromCharCode(low);
+      i++;
+    } else {
+      const ch = String.fromCodePoint(t.codePointAt(i) as number);
+      out += foldedChar(ch);
+      i += ch.length;
+    }
+  }
+  return out;
+}
+
+/** Text composed (NFC): written decomposed (`e` and U+0301 for `é`), it is the same text, and sent back so it is an echo. */
+function composed(text: string): string {
+  return NON_ASCII.test(text) ? text.normalize("NFC") : text;
+}
+
+/** Characters beyond ASCII as `foldedChar` reads them, kept as read (a text holds few distinct ones), up to FOLDS_KEPT. */
+const folds = new Map<string, string>();
+const FOLDS_KEPT = 4096;
+
+/**
+ * The letters and digits of one character beyond ASCII, case and accents set aside. Case is folded
+ * by upper-casing, then lower-casing (`ß` as `ss`, a final `ς` as `σ`). Accents are combining marks
+ * once it is decomposed, and dropped as separators are: `é` and `e` with U+0301 (decomposed, as
+ * macOS and some databases write text) read alike, and as `e`, as a search that folds accents sends
+ * it back; a Hangul syllable, which decomposes into letters, is composed again.
+ */
+function foldedChar(ch: string): string {
+  let f = folds.get(ch);
+  if (f === undefined) {
+    f = ch.toUpperCase().toLowerCase().normalize("NFD").replace(NOT_ALNUM, "").normalize("NFC");
+    if (folds.size >= FOLDS_KEPT) folds.clear();
+    folds.set(ch, f);
+  }
+  return f;
 }
 
 /**
@@ -1382,7 +1421,7 @@ const UTF8_MIN = [0, 0, 0x80, 0x800, 0x10000];
 /** ESCAPE where a scan stands. */
 const ESCAPE_AT = new RegExp(ESCAPE.source, "y");
 const NOT_ALNUM = /[^\p{L}\p{N}]/gu;
-const SIGMA = /Σ/g;
+const NON_ASCII = /[\u0080-\uffff]/;
 
 /**
  * A tool's message with each stretch that holds a hidden argument's letters and digits once case,
@@ -1456,7 +1495,7 @@ function compacted(text: string): Compacted {
       const ch = end > i + 1 ? String.fromCodePoint(code) : String.fromCodePoint(text.codePointAt(i) as number);
       if (end === i + 1) end = i + ch.length;
       // Each UTF-16 unit of a letter beyond the BMP (`𝐀`) is a place, as the runs looked up are cut.
-      const kept = ch.toUpperCase().toLowerCase().replace(NOT_ALNUM, "");
+      const kept = foldedChar(ch);
       for (let k = 0; k < kept.length; k++) keep(kept.charCodeAt(k), i, end);
     }
     i = end;

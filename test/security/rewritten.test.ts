@@ -124,18 +124,33 @@ describe("the work pieces take grows with the message", () => {
 // ASCII-only JSON writer such as Python's (`\u00e9`, and a character beyond the BMP as a pair,
 // `\ud835\udc00`). Each escape was read as one character of its own: `Jos%C3%A9` read as `josã©`
 // and a pair as two lone halves, which the message's reader dropped while the argument's kept the
-// letter, so the escaped argument showed.
+// letter, so the escaped argument showed. Or decomposed (NFD: `e` and a combining acute for `é`,
+// as macOS and some databases write text), or with its accents folded away (`Jose`, as a search
+// does): the message's reader dropped the combining marks, the argument's kept `é`, so the name,
+// which reads the same decomposed, showed.
 describe("a hidden argument sent back escaped", () => {
   /** Each character beyond ASCII as `\uXXXX` (pairs beyond the BMP), as an ASCII-only JSON writer does. */
   const asciiJson = (s: string): string => s.replace(/[^\x20-\x7e]/g, (ch) => `\\u${ch.charCodeAt(0).toString(16).padStart(4, "0")}`);
   /** The message as a reader would take it: escapes read back, so that a leak cannot hide behind one. */
   const unescaped = (s: string): string => s.replace(/\\u([0-9a-fA-F]{4})/g, (_, h: string) => String.fromCharCode(parseInt(h, 16))).replace(/(?:%[0-9A-Fa-f]{2})+/g, (m) => { try { return decodeURIComponent(m); } catch { return m; } });
-  const ENCODINGS: ReadonlyArray<[string, (s: string) => string]> = [["as it is", (s) => s], ["URL-encoded", encodeURIComponent], ["ASCII JSON", asciiJson], ["upper-case URL-encoded", (s) => encodeURIComponent(s.toUpperCase())]];
+  /** Text with its accents folded away: a leak of a value is looked for in both as they would read it. */
+  const unaccented = (s: string): string => s.normalize("NFD").replace(/\p{M}/gu, "").normalize("NFC");
+  const leaked = (out: string, value: string): string[] => leaks(unaccented(unescaped(out)), fragments([unaccented(value)]));
+  const ENCODINGS: ReadonlyArray<[string, (s: string) => string]> = [
+    ["as it is", (s) => s],
+    ["URL-encoded", encodeURIComponent],
+    ["ASCII JSON", asciiJson],
+    ["upper-case URL-encoded", (s) => encodeURIComponent(s.toUpperCase())],
+    ["decomposed (NFD)", (s) => s.normalize("NFD")],
+    ["upper-case decomposed", (s) => s.toUpperCase().normalize("NFD")],
+    ["decomposed, ASCII JSON", (s) => asciiJson(s.normalize("NFD"))],
+    ["accents folded", unaccented],
+  ];
 
   it.each(ENCODINGS.flatMap(([how, encode]) => ["José García-Müller", "𝐀𝐁𝐂𝐃𝐄𝐅𝐆𝐇", "Ωμέγα Δέλτα Ψ", "Дмитрий Иванов", "山田太郎さん様です"].map((v) => [how, v, encode] as const)))("%s: %s", (_how, value, encode) => {
     const out = hide(`no account for "${encode(value)}" here`, [[value, "_name"]]);
     expect(out).toContain("<hidden string from data/_name>");
-    expect(leaks(unescaped(out), fragments([value]))).toEqual([]);
+    expect(leaked(out, value)).toEqual([]);
   });
 
   // Letters and digits only: the separators and symbols between them are not what is hidden.
@@ -145,9 +160,27 @@ describe("a hidden argument sent back escaped", () => {
       fc.property(fc.array(fc.constantFrom(...chars), { minLength: 8, maxLength: 16 }), fc.constantFrom(...ENCODINGS), (cs, [, encode]) => {
         const value = cs.join("");
         const out = hide(`bad value ${encode(value)}!`, [[value, "_v"]]);
-        return leaks(unescaped(out), fragments([value])).length === 0;
+        return leaked(out, value).length === 0;
       }),
       { numRuns: 400 },
     );
+  });
+
+  // A result is searched for the letters and digits (8+) of a hidden argument, and for one equal
+  // to it in any case (4+ characters): neither found the name decomposed.
+  it.each(["none", "worker"] as const)("in a tool's result and its error (isolation %s)", async (isolation) => {
+    const names = { _name: "Zoë Ångström-Müller", _short: "José" };
+    const find = {
+      run: (a: Record<string, unknown>) => ({ nfd: String(a.name).normalize("NFD"), folded: unaccented(String(a.name)), short: String(a.short).normalize("NFD") }),
+    };
+    const fail = { run: (a: Record<string, unknown>) => { throw new Error(`no customer named ${String(a.name).normalize("NFD")}`); } };
+    const program = "(println (try (tool/fail {:name data/_name}) (catch e (ex-message e))))\n(println (tool/find {:name data/_name :short data/_short}))";
+    const r = await evaluate(program, { ctx: names, isolation, tools: { find, fail } });
+    const out = showStandIns(r.prints.join("\n"));
+    expect(out).toBe(
+      "tool/fail failed: no customer named <hidden string from data/_name>\n" +
+        "{:nfd <hidden string derived from data/_name> :folded <hidden string derived from data/_name> :short <hidden string derived from data/_short>}",
+    );
+    for (const v of Object.values(names)) expect(leaked(out, v)).toEqual([]);
   });
 });
