@@ -1400,12 +1400,22 @@ function foldedChar(ch: string): string {
 
 /**
  * One escaped character: a URL's UTF-8 bytes of one character (`%C3%A9`), an ASCII-only JSON
- * writer's surrogate pair (`\ud835\udc00`), or one escape (`%40`, `\u00e9`).
+ * writer's surrogate pair (`\ud835\udc00`), one escape (`%40`, `\u00e9`), or an HTML character
+ * reference (`&amp;`, `&#233;`, `&#xe9;`).
  */
-const ESCAPE = /%[cCdD][0-9A-Fa-f]%[89abAB][0-9A-Fa-f]|%[eE][0-9A-Fa-f](?:%[89abAB][0-9A-Fa-f]){2}|%[fF][0-7](?:%[89abAB][0-9A-Fa-f]){3}|\\u[dD][89abAB][0-9A-Fa-f]{2}\\u[dD][c-fC-F][0-9A-Fa-f]{2}|%[0-9A-Fa-f]{2}|\\u[0-9A-Fa-f]{4}/g;
+const ESCAPE = /%[cCdD][0-9A-Fa-f]%[89abAB][0-9A-Fa-f]|%[eE][0-9A-Fa-f](?:%[89abAB][0-9A-Fa-f]){2}|%[fF][0-7](?:%[89abAB][0-9A-Fa-f]){3}|\\u[dD][89abAB][0-9A-Fa-f]{2}\\u[dD][c-fC-F][0-9A-Fa-f]{2}|%[0-9A-Fa-f]{2}|\\u[0-9A-Fa-f]{4}|&(?:amp|lt|gt|quot|apos|nbsp|#[0-9]{1,7}|#[xX][0-9A-Fa-f]{1,6});/g;
 
-/** The character an ESCAPE match writes; bytes that make none (overlong, a surrogate, past U+10FFFF) each read as the character of its value. */
+/** The characters HTML's named references write, of those an HTML or XML writer escapes. */
+const NAMED_REFERENCES: Readonly<Record<string, string>> = { amp: "&", lt: "<", gt: ">", quot: '"', apos: "'", nbsp: "\u00a0" };
+
+/** The character an ESCAPE match writes; bytes that make none (overlong, a surrogate, past U+10FFFF) each read as the character of its value, a reference to none as U+FFFD. */
 function escapeText(m: string): string {
+  if (m.charCodeAt(0) === 0x26) {
+    if (m.charCodeAt(1) !== 0x23) return NAMED_REFERENCES[m.slice(1, -1)];
+    const hex = m.charCodeAt(2) === 0x78 || m.charCodeAt(2) === 0x58;
+    const cp = parseInt(m.slice(hex ? 3 : 2, -1), hex ? 16 : 10);
+    return cp <= 0x10ffff && !(cp >= 0xd800 && cp <= 0xdfff) ? String.fromCodePoint(cp) : "\ufffd";
+  }
   if (m.charCodeAt(0) === 0x5c) return m.length === 6 ? String.fromCharCode(parseInt(m.slice(2), 16)) : String.fromCharCode(parseInt(m.slice(2, 6), 16), parseInt(m.slice(8), 16));
   const bytes: number[] = [];
   for (let k = 1; k < m.length; k += 3) bytes.push(parseInt(m.slice(k, k + 2), 16));
@@ -1478,7 +1488,7 @@ function compacted(text: string): Compacted {
   for (let i = 0; i < text.length; ) {
     let code = text.charCodeAt(i);
     let end = i + 1;
-    if (code === 0x25 || code === 0x5c) {
+    if (code === 0x25 || code === 0x5c || code === 0x26) {
       ESCAPE_AT.lastIndex = i;
       const m = ESCAPE_AT.exec(text);
       if (m !== null) {

@@ -127,12 +127,15 @@ describe("the work pieces take grows with the message", () => {
 // letter, so the escaped argument showed. Or decomposed (NFD: `e` and a combining acute for `é`,
 // as macOS and some databases write text), or with its accents folded away (`Jose`, as a search
 // does): the message's reader dropped the combining marks, the argument's kept `é`, so the name,
-// which reads the same decomposed, showed.
+// which reads the same decomposed, showed. Or as HTML writes it (`&amp;`, `&#233;`): the letters and
+// digits of a reference were read as the argument's, so `Tr0ub4dor&amp;3-horse` showed whole.
 describe("a hidden argument sent back escaped", () => {
   /** Each character beyond ASCII as `\uXXXX` (pairs beyond the BMP), as an ASCII-only JSON writer does. */
   const asciiJson = (s: string): string => s.replace(/[^\x20-\x7e]/g, (ch) => `\\u${ch.charCodeAt(0).toString(16).padStart(4, "0")}`);
   /** The message as a reader would take it: escapes read back, so that a leak cannot hide behind one. */
-  const unescaped = (s: string): string => s.replace(/\\u([0-9a-fA-F]{4})/g, (_, h: string) => String.fromCharCode(parseInt(h, 16))).replace(/(?:%[0-9A-Fa-f]{2})+/g, (m) => { try { return decodeURIComponent(m); } catch { return m; } });
+  /** `&`, `<`, `>`, `"` and `'` as HTML writes them. */
+  const html = (s: string): string => s.replace(/[&<>"']/g, (ch) => ({ "&": "&amp;", "<": "&lt;", ">": "&gt;", '"': "&quot;", "'": "&#39;" })[ch] as string);
+  const unescaped = (s: string): string => s.replace(/&(?:#(\d+)|#x([0-9a-fA-F]+)|(amp|lt|gt|quot|apos));/g, (_, d?: string, x?: string, n?: string) => (n !== undefined ? ({ amp: "&", lt: "<", gt: ">", quot: '"', apos: "'" })[n] as string : String.fromCodePoint(d !== undefined ? Number(d) : parseInt(x as string, 16)))).replace(/\\u([0-9a-fA-F]{4})/g, (_, h: string) => String.fromCharCode(parseInt(h, 16))).replace(/(?:%[0-9A-Fa-f]{2})+/g, (m) => { try { return decodeURIComponent(m); } catch { return m; } });
   /** Text with its accents folded away: a leak of a value is looked for in both as they would read it. */
   const unaccented = (s: string): string => s.normalize("NFD").replace(/\p{M}/gu, "").normalize("NFC");
   const leaked = (out: string, value: string): string[] => leaks(unaccented(unescaped(out)), fragments([unaccented(value)]));
@@ -145,9 +148,12 @@ describe("a hidden argument sent back escaped", () => {
     ["upper-case decomposed", (s) => s.toUpperCase().normalize("NFD")],
     ["decomposed, ASCII JSON", (s) => asciiJson(s.normalize("NFD"))],
     ["accents folded", unaccented],
+    ["HTML-escaped", html],
+    ["HTML, ASCII only", (s) => html(s).replace(/[^\x20-\x7e]/gu, (ch) => `&#${ch.codePointAt(0)};`)],
+    ["HTML, ASCII only in hex", (s) => html(s).replace(/[^\x20-\x7e]/gu, (ch) => `&#x${(ch.codePointAt(0) as number).toString(16)};`)],
   ];
 
-  it.each(ENCODINGS.flatMap(([how, encode]) => ["José García-Müller", "𝐀𝐁𝐂𝐃𝐄𝐅𝐆𝐇", "Ωμέγα Δέλτα Ψ", "Дмитрий Иванов", "山田太郎さん様です"].map((v) => [how, v, encode] as const)))("%s: %s", (_how, value, encode) => {
+  it.each(ENCODINGS.flatMap(([how, encode]) => ["José García-Müller", "𝐀𝐁𝐂𝐃𝐄𝐅𝐆𝐇", "Ωμέγα Δέλτα Ψ", "Дмитрий Иванов", "山田太郎さん様です", `Tr0ub4dor&3-"horse's"`].map((v) => [how, v, encode] as const)))("%s: %s", (_how, value, encode) => {
     const out = hide(`no account for "${encode(value)}" here`, [[value, "_name"]]);
     expect(out).toContain("<hidden string from data/_name>");
     expect(leaked(out, value)).toEqual([]);
@@ -155,7 +161,7 @@ describe("a hidden argument sent back escaped", () => {
 
   // Letters and digits only: the separators and symbols between them are not what is hidden.
   it("any such argument, so escaped (property)", () => {
-    const chars = [..."abcXYZ019éüßçñøåÆŒΣςσΩЖжЯ山田語𝐀𝐁𝐳İıﬁ"];
+    const chars = [..."abcXYZ019éüßçñøåÆŒΣςσΩЖжЯ山田語𝐀𝐁𝐳İıﬁ&<>\"'"];
     fc.assert(
       fc.property(fc.array(fc.constantFrom(...chars), { minLength: 8, maxLength: 16 }), fc.constantFrom(...ENCODINGS), (cs, [, encode]) => {
         const value = cs.join("");
@@ -167,19 +173,19 @@ describe("a hidden argument sent back escaped", () => {
   });
 
   // A result is searched for the letters and digits (8+) of a hidden argument, and for one equal
-  // to it in any case (4+ characters): neither found the name decomposed.
+  // to it in any case (4+ characters): neither found the name decomposed, nor a password in HTML.
   it.each(["none", "worker"] as const)("in a tool's result and its error (isolation %s)", async (isolation) => {
-    const names = { _name: "Zoë Ångström-Müller", _short: "José" };
+    const names = { _name: "Zoë Ångström-Müller", _short: "José", _pw: "Tr0ub4dor&3-horse" };
     const find = {
-      run: (a: Record<string, unknown>) => ({ nfd: String(a.name).normalize("NFD"), folded: unaccented(String(a.name)), short: String(a.short).normalize("NFD") }),
+      run: (a: Record<string, unknown>) => ({ nfd: String(a.name).normalize("NFD"), folded: unaccented(String(a.name)), short: String(a.short).normalize("NFD"), page: `<p>Welcome ${html(String(a.pw))}</p>` }),
     };
     const fail = { run: (a: Record<string, unknown>) => { throw new Error(`no customer named ${String(a.name).normalize("NFD")}`); } };
-    const program = "(println (try (tool/fail {:name data/_name}) (catch e (ex-message e))))\n(println (tool/find {:name data/_name :short data/_short}))";
+    const program = "(println (try (tool/fail {:name data/_name}) (catch e (ex-message e))))\n(println (tool/find {:name data/_name :short data/_short :pw data/_pw}))";
     const r = await evaluate(program, { ctx: names, isolation, tools: { find, fail } });
     const out = showStandIns(r.prints.join("\n"));
     expect(out).toBe(
       "tool/fail failed: no customer named <hidden string from data/_name>\n" +
-        "{:nfd <hidden string derived from data/_name> :folded <hidden string derived from data/_name> :short <hidden string derived from data/_short>}",
+        "{:nfd <hidden string derived from data/_name> :folded <hidden string derived from data/_name> :short <hidden string derived from data/_short> :page <hidden string derived from data/_pw>}",
     );
     for (const v of Object.values(names)) expect(leaked(out, v)).toEqual([]);
   });
