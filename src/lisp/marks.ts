@@ -1086,13 +1086,20 @@ export class Marks {
     const compact: Array<[string, Origin]> = [];
     // Small values of hidden collections the tool was given: marked only if it sends them back.
     const smalls = new Map<string | number, Origin>();
+    // The text of each hidden value it was given, however short: sent back as a key (a batch
+    // answer keyed by the CVVs or pins it was given, `{:737 ...}`) or as another type (`"4242"`).
+    const texts = new Map<string, Origin>();
     const collect = (x: Value, inside: Origin | undefined, depth: number): void => {
       if (typeof x === "string" || typeof x === "number") {
         const o = this.prims.get(x);
         if (o !== undefined) {
           if (typeof x === "string" && x.length >= QUOTED_MIN) given.set(composed(x).toLowerCase(), o);
+          texts.set(String(x), o);
           compactForms(String(x), o, compact);
-        } else if (inside !== undefined && small(x)) smalls.set(x, inside);
+        } else if (inside !== undefined && small(x)) {
+          smalls.set(x, inside);
+          texts.set(String(x), inside);
+        }
       } else if (x !== null && typeof x === "object" && depth <= 64 && !(x instanceof Closure)) {
         const own = this.objs.get(x);
         const kids = children(x);
@@ -1120,13 +1127,15 @@ export class Marks {
     };
     eachPart(result, (x) => {
       if (x instanceof Keyword) {
-        const o = this.objs.has(x) ? undefined : echo(x.name);
+        const o = this.objs.has(x) ? undefined : (texts.get(x.name) ?? echo(x.name));
         if (o !== undefined) this.named(x, derivedOf(o));
         return;
       }
       if (this.prims.has(x)) return;
       const pinned = smalls.get(x);
       if (pinned !== undefined) return this.pin(x, pinned);
+      const sent = texts.get(String(x));
+      if (sent !== undefined && (small(x) || markable(x))) return this.pin(x, derivedOf(sent));
       const o = echo(String(x));
       if (o !== undefined && (typeof x === "string" || markable(x))) this.setPrim(x, derivedOf(o));
     });

@@ -298,6 +298,30 @@ describe("a tool that sends a hidden argument back rewritten does not show it", 
     }
   });
 
+  // A key or a value of another type is an echo whatever its length: a batch answer keyed by the
+  // CVVs, codes or pins it was given showed them (`{:737 "ok"}`), since only keys of 4+ characters
+  // were looked for, and so did the pieces of a token it was given (`{:K7Z "ok" :2Q9 "ok" ...}`),
+  // and a pin sent back as a string.
+  const SHORT = {
+    batch: { run: (a: Record<string, unknown>) => Object.fromEntries((a.ids as unknown[]).map((id) => [String(id), "ok"])) },
+    retype: { run: (a: Record<string, unknown>) => (a.ids as unknown[]).map((id) => (typeof id === "number" ? String(id) : Number(id))) },
+  };
+  const SHORT_CONTEXT = { _card: { cvv: "737", pin: 4242, code: "QX", tier: 73 }, _tok: TOKEN };
+  it.each([
+    ["(tool/batch {:ids [(:cvv data/_card)]})", '{<hidden keyword derived from data/_card> "ok"}'],
+    ["(tool/batch {:ids [(:code data/_card) (:pin data/_card)]})", '{<hidden keyword derived from data/_card> "ok" <hidden keyword derived from data/_card (2)> "ok"}'],
+    ["(tool/batch {:ids [(:tier data/_card)]})", '{<hidden keyword derived from data/_card> "ok"}'],
+    ["(tool/batch {:ids (mapv (fn [i] (subs data/_tok i (+ i 3))) (range 0 18 3))})", `{${[1, 2, 3, 4, 5, 6].map((n) => `<hidden keyword derived from data/_tok${n === 1 ? "" : ` (${n})`}> "ok"`).join(" ")}}`],
+    ["(tool/retype {:ids [(:cvv data/_card) (:pin data/_card)]})", "[<hidden integer derived from data/_card> <hidden string derived from data/_card>]"],
+    // The same text, not from hidden context, shows.
+    ['[(tool/batch {:ids ["737" "QX"]}) (tool/retype {:ids ["737" 4242]})]', '[{:737 "ok" :QX "ok"} [737 "4242"]]'],
+  ])("a tool that answers with short hidden values it was given as keys or as another type: %s", async (call, shown) => {
+    for (const isolation of ["none", "worker"] as const) {
+      const r = await evaluate(`(println ${call})`, { ctx: SHORT_CONTEXT, isolation, tools: SHORT });
+      expect(showStandIns(r.prints.join("\n"))).toBe(shown);
+    }
+  });
+
   it("a result that merely holds text like a hidden argument's still shows", async () => {
     const seen = await run(['(def r (tool/batch {:emails [(:email data/_creds)]}))\n(println r)\n(println (tool/batch {:emails ["carol@example.com"]}))', "(return :done)"], { tools: TOOLS, compressHistory: false });
     expect(seen.prompts).toContain('{<hidden keyword derived from data/_creds> {:plan "pro" :seats 3}}');
