@@ -1123,7 +1123,14 @@ export class Marks {
       const o = given.get(low) ?? (q === undefined ? undefined : this.prims.get(q));
       if (o !== undefined || compacts === null) return o;
       const c = compactText(text);
-      return c.length >= ECHO_MIN ? compacts.quote(c) : undefined;
+      const found = c.length >= ECHO_MIN ? compacts.quote(c) : undefined;
+      if (found !== undefined || text.length < BASE64_MIN || !UPPER.test(text) || !LOWER.test(text)) return found;
+      // Sent back in base64 (a request's `Authorization: Basic` header).
+      for (const [run] of text.matchAll(BASE64_RUN)) {
+        const e = encodedEcho(run, compacts);
+        if (e !== undefined) return e;
+      }
+      return undefined;
     };
     eachPart(result, (x) => {
       if (x instanceof Keyword) {
@@ -1461,6 +1468,7 @@ const NON_ASCII = /[\u0080-\uffff]/;
  * whole words of the message (as before pieces were told apart).
  */
 export function hideRewritten(text: string, given: Array<[string | number, string]>, budget?: number): string {
+  text = hideEncoded(text, given);
   // Stand-ins already in the message name places (`data/_creds :token`): only the text between them is searched.
   const parts = text.includes(STAND_IN_OPEN) ? text.split(STAND_INS) : [text];
   const texts = parts.map((part, i) => (i % 2 === 1 ? null : compacted(part)));
@@ -1470,6 +1478,67 @@ export function hideRewritten(text: string, given: Array<[string | number, strin
   if (ix === null) return text;
   const work: Work = { left: budget ?? PIECE_BUDGET + PIECE_WORK * units };
   return parts.map((part, i) => (i % 2 === 1 ? part : hidePieces(part, texts[i] as Compacted, ix, work))).join("");
+}
+
+/**
+ * `text` with each base64 run whose letters and digits, decoded, hold a hidden argument's
+ * (ECHO_MIN+ of them, forwards or reversed) replaced by its stand-in: a message quoting the
+ * request it failed on shows an `Authorization: Basic` header, `user:password` in base64.
+ */
+function hideEncoded(text: string, given: Array<[string | number, string]>): string {
+  let forms: QuoteIndex<string> | undefined;
+  return text.replace(BASE64_RUN, (run) => {
+    if (forms === undefined) {
+      const found: Array<[string, string]> = [];
+      for (const [value, shown] of given) compactForms(String(value), shown, found);
+      forms = new QuoteIndex(found, false, ECHO_MIN);
+    }
+    return encodedEcho(run, forms) ?? run;
+  });
+}
+
+/** What a base64 run's decoded letters and digits hold of `forms` (compact texts, tagged), if 8+ of them. */
+function encodedEcho<T>(run: string, forms: QuoteIndex<T>): T | undefined {
+  // Base64 of text mixes cases; ids (a UUID, a hex digest) and words joined by `-` or `_` do not, and are not decoded.
+  if (!UPPER.test(run) || !LOWER.test(run)) return undefined;
+  const c = compactText(base64Text(run));
+  return c.length >= ECHO_MIN ? forms.quote(c) : undefined;
+}
+
+/** The fewest characters of a base64 run that is decoded: 9 bytes. */
+const BASE64_MIN = 12;
+/** A run a base64 writer may have written, in either alphabet (`+/` or `-_`), with its padding. */
+const BASE64_RUN = new RegExp(`[A-Za-z0-9+/_-]{${BASE64_MIN},}={0,2}`, "g");
+/** Each base64 character's value, -1 for any other. */
+const BASE64_VALUES = ((): Int8Array => {
+  const values = new Int8Array(128).fill(-1);
+  const digits = "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789";
+  for (let i = 0; i < digits.length; i++) values[digits.charCodeAt(i)] = i;
+  values[0x2b] = values[0x2d] = 62;
+  values[0x2f] = values[0x5f] = 63;
+  return values;
+})();
+const UTF8 = new TextDecoder();
+const UPPER = /[A-Z]/;
+const LOWER = /[a-z]/;
+
+/** A base64 run's bytes read as UTF-8 (bytes that make no character as U+FFFD). */
+function base64Text(run: string): string {
+  const bytes = new Uint8Array((run.length * 3) >> 2);
+  let n = 0;
+  let acc = 0;
+  let bits = 0;
+  for (let i = 0; i < run.length; i++) {
+    const v = BASE64_VALUES[run.charCodeAt(i)];
+    if (v < 0) break;
+    acc = ((acc << 6) | v) & 0x3fff;
+    bits += 6;
+    if (bits >= 8) {
+      bits -= 8;
+      bytes[n++] = (acc >> bits) & 0xff;
+    }
+  }
+  return UTF8.decode(bytes.subarray(0, n));
 }
 
 /** The work hideRewritten's pieces may take, in characters compared: a million, and PIECE_WORK more per character of the message, so that it grows with the message, not faster. */

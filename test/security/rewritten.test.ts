@@ -128,7 +128,8 @@ describe("the work pieces take grows with the message", () => {
 // as macOS and some databases write text), or with its accents folded away (`Jose`, as a search
 // does): the message's reader dropped the combining marks, the argument's kept `é`, so the name,
 // which reads the same decomposed, showed. Or as HTML writes it (`&amp;`, `&#233;`): the letters and
-// digits of a reference were read as the argument's, so `Tr0ub4dor&amp;3-horse` showed whole.
+// digits of a reference were read as the argument's, so `Tr0ub4dor&amp;3-horse` showed whole. Or
+// in base64, as a message quoting the request it failed on shows an `Authorization: Basic` header.
 describe("a hidden argument sent back escaped", () => {
   /** Each character beyond ASCII as `\uXXXX` (pairs beyond the BMP), as an ASCII-only JSON writer does. */
   const asciiJson = (s: string): string => s.replace(/[^\x20-\x7e]/g, (ch) => `\\u${ch.charCodeAt(0).toString(16).padStart(4, "0")}`);
@@ -151,6 +152,9 @@ describe("a hidden argument sent back escaped", () => {
     ["HTML-escaped", html],
     ["HTML, ASCII only", (s) => html(s).replace(/[^\x20-\x7e]/gu, (ch) => `&#${ch.codePointAt(0)};`)],
     ["HTML, ASCII only in hex", (s) => html(s).replace(/[^\x20-\x7e]/gu, (ch) => `&#x${(ch.codePointAt(0) as number).toString(16)};`)],
+    ["base64", (s) => Buffer.from(s).toString("base64")],
+    ["base64url", (s) => Buffer.from(s).toString("base64url")],
+    ["in a Basic header", (s) => `Authorization: Basic ${Buffer.from(`alice:${s}`).toString("base64")}`],
   ];
 
   it.each(ENCODINGS.flatMap(([how, encode]) => ["José García-Müller", "𝐀𝐁𝐂𝐃𝐄𝐅𝐆𝐇", "Ωμέγα Δέλτα Ψ", "Дмитрий Иванов", "山田太郎さん様です", `Tr0ub4dor&3-"horse's"`].map((v) => [how, v, encode] as const)))("%s: %s", (_how, value, encode) => {
@@ -173,11 +177,12 @@ describe("a hidden argument sent back escaped", () => {
   });
 
   // A result is searched for the letters and digits (8+) of a hidden argument, and for one equal
-  // to it in any case (4+ characters): neither found the name decomposed, nor a password in HTML.
+  // to it in any case (4+ characters): neither found the name decomposed, nor a password in HTML or
+  // in base64.
   it.each(["none", "worker"] as const)("in a tool's result and its error (isolation %s)", async (isolation) => {
     const names = { _name: "Zoë Ångström-Müller", _short: "José", _pw: "Tr0ub4dor&3-horse" };
     const find = {
-      run: (a: Record<string, unknown>) => ({ nfd: String(a.name).normalize("NFD"), folded: unaccented(String(a.name)), short: String(a.short).normalize("NFD"), page: `<p>Welcome ${html(String(a.pw))}</p>` }),
+      run: (a: Record<string, unknown>) => ({ nfd: String(a.name).normalize("NFD"), folded: unaccented(String(a.name)), short: String(a.short).normalize("NFD"), page: `<p>Welcome ${html(String(a.pw))}</p>`, basic: `Basic ${Buffer.from(`alice:${String(a.pw)}`).toString("base64")}` }),
     };
     const fail = { run: (a: Record<string, unknown>) => { throw new Error(`no customer named ${String(a.name).normalize("NFD")}`); } };
     const program = "(println (try (tool/fail {:name data/_name}) (catch e (ex-message e))))\n(println (tool/find {:name data/_name :short data/_short :pw data/_pw}))";
@@ -185,7 +190,7 @@ describe("a hidden argument sent back escaped", () => {
     const out = showStandIns(r.prints.join("\n"));
     expect(out).toBe(
       "tool/fail failed: no customer named <hidden string from data/_name>\n" +
-        "{:nfd <hidden string derived from data/_name> :folded <hidden string derived from data/_name> :short <hidden string derived from data/_short> :page <hidden string derived from data/_pw>}",
+        "{:nfd <hidden string derived from data/_name> :folded <hidden string derived from data/_name> :short <hidden string derived from data/_short> :page <hidden string derived from data/_pw> :basic <hidden string derived from data/_pw>}",
     );
     for (const v of Object.values(names)) expect(leaked(out, v)).toEqual([]);
   });
