@@ -1086,8 +1086,10 @@ export class Marks {
     const compact: Array<[string, Origin]> = [];
     // Small values of hidden collections the tool was given: marked only if it sends them back.
     const smalls = new Map<string | number, Origin>();
-    // The text of each hidden value it was given, however short: sent back as a key (a batch
-    // answer keyed by the CVVs or pins it was given, `{:737 ...}`) or as another type (`"4242"`).
+    // The text of each marked value it was given (taken out of hidden context or computed from it),
+    // however short: sent back as a key (a batch answer keyed by the CVVs or pins it was given,
+    // `{:737 ...}`) or as another type (`"4242"`). Not the small values of a hidden collection
+    // given whole, which the program never looked at: a filter's `"id"` would hide every `:id`.
     const texts = new Map<string, Origin>();
     const collect = (x: Value, inside: Origin | undefined, depth: number): void => {
       if (typeof x === "string" || typeof x === "number") {
@@ -1096,10 +1098,7 @@ export class Marks {
           if (typeof x === "string" && x.length >= QUOTED_MIN) given.set(composed(x).toLowerCase(), o);
           texts.set(String(x), o);
           compactForms(String(x), o, compact);
-        } else if (inside !== undefined && small(x)) {
-          smalls.set(x, inside);
-          texts.set(String(x), inside);
-        }
+        } else if (inside !== undefined && small(x)) smalls.set(x, inside);
       } else if (x !== null && typeof x === "object" && depth <= 64 && !(x instanceof Closure)) {
         const own = this.objs.get(x);
         const kids = children(x);

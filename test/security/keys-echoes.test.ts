@@ -305,16 +305,19 @@ describe("a tool that sends a hidden argument back rewritten does not show it", 
   const SHORT = {
     batch: { run: (a: Record<string, unknown>) => Object.fromEntries((a.ids as unknown[]).map((id) => [String(id), "ok"])) },
     retype: { run: (a: Record<string, unknown>) => (a.ids as unknown[]).map((id) => (typeof id === "number" ? String(id) : Number(id))) },
+    rows: { run: () => [{ id: 1, plan: "pro" }] },
   };
-  const SHORT_CONTEXT = { _card: { cvv: "737", pin: 4242, code: "QX", tier: 73 }, _tok: TOKEN };
+  const SHORT_CONTEXT = { _card: { cvv: "737", pin: 4242, code: "QX", tier: 73 }, _tok: TOKEN, _filters: { sort: "id" } };
   it.each([
     ["(tool/batch {:ids [(:cvv data/_card)]})", '{<hidden keyword derived from data/_card> "ok"}'],
     ["(tool/batch {:ids [(:code data/_card) (:pin data/_card)]})", '{<hidden keyword derived from data/_card> "ok" <hidden keyword derived from data/_card (2)> "ok"}'],
     ["(tool/batch {:ids [(:tier data/_card)]})", '{<hidden keyword derived from data/_card> "ok"}'],
     ["(tool/batch {:ids (mapv (fn [i] (subs data/_tok i (+ i 3))) (range 0 18 3))})", `{${[1, 2, 3, 4, 5, 6].map((n) => `<hidden keyword derived from data/_tok${n === 1 ? "" : ` (${n})`}> "ok"`).join(" ")}}`],
     ["(tool/retype {:ids [(:cvv data/_card) (:pin data/_card)]})", "[<hidden integer derived from data/_card> <hidden string derived from data/_card>]"],
-    // The same text, not from hidden context, shows.
+    // The same text, not from hidden context, shows; and a field name equal to a small value of a
+    // hidden collection given whole, which the program never looked at.
     ['[(tool/batch {:ids ["737" "QX"]}) (tool/retype {:ids ["737" 4242]})]', '[{:737 "ok" :QX "ok"} [737 "4242"]]'],
+    ["(tool/rows {:filters data/_filters})", '[{:id 1 :plan "pro"}]'],
   ])("a tool that answers with short hidden values it was given as keys or as another type: %s", async (call, shown) => {
     for (const isolation of ["none", "worker"] as const) {
       const r = await evaluate(`(println ${call})`, { ctx: SHORT_CONTEXT, isolation, tools: SHORT });
