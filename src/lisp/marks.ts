@@ -1365,9 +1365,9 @@ function eachPart(v: Value, visit: (x: string | number | Keyword) => void, closu
 }
 
 /**
- * Text's letters and digits in lower case, its URL (`%40`, `%C3%A9`) and `\u0040` escapes read
- * first: what an echo keeps of a value whatever it did to separators, to case or to accents,
- * read one character at a time as `compacted` reads a message.
+ * Text's letters and digits in lower case, its escapes (URL `%40` and `%C3%A9`, `\u0040`, HTML
+ * `&amp;` and `&#233;`) read first: what an echo keeps of a value whatever it did to separators,
+ * to case or to accents, read one character at a time as `compacted` reads a message.
  */
 function compactText(text: string): string {
   const t = text.replace(ESCAPE, escapeText);
