@@ -72,8 +72,6 @@ export function planTurns(input: ViewInput, rawOptions: ViewOptions): TurnPlan[]
     if (errored && plans[i].full === null && !summaryPays(input, options, summaryOptions, plans[i], i, leaves[i])) plans[i].full = "cost";
     if (!errored) nextSuccess = i;
   }
-  const floor = cacheFloor(input, options);
-  for (let i = 0; i < floor; i++) plans[i].full = "uncached";
   const defined = new Set<string>();
   for (let i = 0; i < n; i++) {
     let again: Set<string> | undefined;
@@ -106,6 +104,9 @@ export function planTurns(input: ViewInput, rawOptions: ViewOptions): TurnPlan[]
     if (input.maxTurns <= 1) latest.full = "single";
     else if (options.keepLatestFull) latest.full = "latest";
   }
+  // Whatever else keeps them, these turns are shown as full history shows them.
+  const floor = cacheFloor(input, options);
+  for (let i = 0; i < floor; i++) plans[i].full = "uncached";
   const cutAt = limitPrints(input, plans, options, summaryOptions, floor);
   if (cutAt !== undefined) {
     // println lines of the turns before each one: a cut past them has dropped some of its output.
