@@ -25,6 +25,7 @@ const change = (full: number, view: number): string => {
 };
 const CACHE_NAMES = Object.keys(CACHE_MODELS) as CacheName[];
 const CACHE_LABEL: Record<CacheName, string> = { "token-prefix": "token-prefix cache (1,024 min, 128 step, reads 0.1x)", breakpoint: "breakpoint cache (1,024 min, reads 0.1x, writes 1.25x)" };
+const MIN_LABEL: Record<CacheName, string> = { "token-prefix": "token-prefix cache from 4,096 tokens (gemini-2.5-pro: step 1, reads 0.25x)", breakpoint: "breakpoint cache from 4,096 tokens (claude-haiku-4)" };
 const sum = <T>(rs: readonly T[], f: (r: T) => number): number => rs.reduce((s, r) => s + f(r), 0);
 const md = (rows: string[][]): string => [rows[0], rows[0].map(() => "---"), ...rows.slice(1)].map((r) => `| ${r.join(" | ")} |`).join("\n");
 
@@ -87,6 +88,10 @@ function totals(sets: readonly SetResult[], label: string, keep: (r: SessionResu
       [`cost, ${CACHE_LABEL[c]}`, ...cells((x) => [sum(x, (r) => r.priced[c].full), sum(x, (r) => r.priced[c].compressed), NaN, sum(x, (r) => r.priced[c].strict)], (full, v) => (Number.isNaN(v) ? "-" : costly(full, v)))],
       [`sessions dearer than full, ${c}`, ...cells((x) => [0, x.filter((r) => r.priced[c].compressed > r.priced[c].full).length, NaN, x.filter((r) => r.priced[c].strict > r.priced[c].full).length], (_, v) => (Number.isNaN(v) ? "-" : num(v)))],
       ...REFERENCES.map(([key, text]) => [`reference, ${c}: ${text}`, ...cells((x) => [sum(x, (r) => r.priced[c].full), sum(x, (r) => r.priced[c][key]), NaN, NaN], (full, v) => (Number.isNaN(v) ? "" : costly(full, v)))]),
+    ]),
+    ...CACHE_NAMES.flatMap((c) => [
+      [`cost, ${MIN_LABEL[c]}`, ...cells((x) => [sum(x, (r) => r.minimum[c].full), sum(x, (r) => r.minimum[c].compressed), NaN, NaN], (full, v) => (Number.isNaN(v) ? "-" : costly(full, v)))],
+      [`sessions dearer than full, ${c} from 4,096 tokens`, ...cells((x) => [0, x.filter((r) => r.minimum[c].compressed > r.minimum[c].full).length, NaN, NaN], (_, v) => (Number.isNaN(v) ? "-" : num(v)))],
     ]),
     ["sessions costlier than full", ...cells((x) => [0, x.filter((r) => r.compressed.viewCachedCost > r.compressed.fullCachedCost).length, x.filter((r) => r.previous.viewCachedCost > r.previous.fullCachedCost).length, x.filter((r) => r.strict.viewCachedCost > r.strict.fullCachedCost).length], (_, v) => num(v))],
   ];

@@ -19,7 +19,7 @@ import { countTokens, promptTokens, TOKENS_PER_REPLY } from "../../src/compactio
 import { defaultViewOptions, type TurnPlace, type View, type ViewInput, type ViewOptions } from "../../src/history/view.js";
 import type { Session } from "./session.js";
 import { createMeter } from "../../src/compaction/measure.js";
-import { PROVIDER_CACHES, readMultiplier, type ModelPrice } from "../../src/compaction/prices.js";
+import { DEFAULT_PRICES, PROVIDER_CACHES, readMultiplier, type ModelPrice } from "../../src/compaction/prices.js";
 
 /**
  * Where a view's prompt cost goes, summed over a run's prompts: uncached tokens split by
@@ -59,6 +59,8 @@ export interface SessionResult {
    * prompt and task alone.
    */
   priced: Record<CacheName, { full: number; compressed: number; strict: number; latestOnly: number; noHistory: number }>;
+  /** Cost per cache model with a 4,096-token minimum (MIN_4096), full vs compressed told the minimum. */
+  minimum: Record<CacheName, { full: number; compressed: number }>;
   /** Problems found by the no-loss check (empty when nothing live was lost). */
   lost: string[];
   /** The same replies run with a turn budget of BUDGET_FACTORS times the turns they use: cost per cache model, full vs compressed. */
@@ -77,6 +79,12 @@ export const CACHE_MODELS = {
   breakpoint: { input: 1, output: 0, cache: PROVIDER_CACHES.anthropic },
 } as const satisfies Record<string, ModelPrice>;
 export type CacheName = keyof typeof CACHE_MODELS;
+
+/** Each cache model from 4,096 tokens on, above the agent's system prompt: gemini-2.5-pro's and claude-haiku-4's. */
+export const MIN_4096 = {
+  "token-prefix": { ...DEFAULT_PRICES["gemini-2.5-pro"], input: 1, output: 0 },
+  breakpoint: { ...DEFAULT_PRICES["claude-haiku-4"], input: 1, output: 0 },
+} as const satisfies Record<CacheName, ModelPrice>;
 
 /** The token-prefix model with an input token at one "dollar": costs read as token-equivalents (an uncached input token = 1). */
 const TOKEN_EQUIVALENTS: ModelPrice = { ...CACHE_MODELS["token-prefix"], input: 1e6 };
@@ -160,6 +168,9 @@ export async function measureSession(session: Session): Promise<SessionResult> {
         ];
       }),
     ) as SessionResult["priced"],
+    minimum: Object.fromEntries(
+      Object.entries(MIN_4096).map(([name, price]) => [name, { full: pricedRun(trace, run, { ...options(false), compressHistory: false }, price)[0], compressed: pricedRun(trace, run, { ...options(false), cacheModel: name as CacheName, cacheMinTokens: 4096 }, price)[0] }]),
+    ) as SessionResult["minimum"],
     lost: [...lostLive(trace, run, options(false)), ...lostLive(trace, run, options(true)), ...everyPrompt(trace, run, options(false))],
     budgets: await budgets(session),
   };

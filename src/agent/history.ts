@@ -5,6 +5,7 @@
 // replayed prompt is built exactly as the original was.
 import { messageProblem } from "../compaction/compact.js";
 import { isStrategy, resolveStrategy, type StrategySpec } from "../compaction/registry.js";
+import { lookupPrice } from "../compaction/prices.js";
 import { jsonProblem } from "../compaction/result.js";
 import type { CompactionResult, Json, Strategy } from "../compaction/types.js";
 import { fullView } from "../history/full.js";
@@ -16,6 +17,7 @@ import { wellFormed } from "../lisp/index.js";
 import { messageText } from "../llm/messages.js";
 import type { ChatMessage, Llm, LlmRequest, LlmResponse, TextMessage } from "../llm/types.js";
 import type { Turn, TurnCompaction } from "../trace/trace.js";
+import { providerOf } from "./telemetry.js";
 import type { InheritableOptions } from "./types.js";
 
 export type HistoryStrategy = Strategy<Json, ViewInput>;
@@ -39,13 +41,22 @@ function hostRecords(input: ViewInput): ViewInput {
   return { ...input, turns };
 }
 
+/**
+ * The shortest prefix the client's model caches (its price's `minTokens`, prices.ts), by the model
+ * its name gives (`anthropic:claude-haiku-4-5`: 4,096), or undefined for a model no table knows.
+ */
+export function clientCacheMinimum(llm: Pick<Llm, "name"> | undefined): number | undefined {
+  const model = typeof llm?.name === "string" ? providerOf(llm.name).model : undefined;
+  const cache = model === undefined ? undefined : lookupPrice(model)?.cache;
+  return cache === undefined || cache.kind === "none" ? undefined : cache.minTokens;
+}
+
 /** The run's one strategy: `history` if set, else the interpreter strategy for `compressHistory`, else the full history. Throws on an unknown name or invalid options. */
 export function historyStrategy(options: Pick<InheritableOptions, "history" | "compressHistory" | "printlnHistoryLimit" | "view" | "llm">): HistoryStrategy {
   if (options.history !== undefined) {
     const history = options.history as Strategy | StrategySpec | string;
     // The client's cache lays out a strategy given by name or spec, as it does the view (withClientCache).
-    const cache = options.llm?.cacheModel;
-    if (!isStrategy(history)) return resolveStrategy(cache === undefined ? history : forClientCache(history, cache), defaultStrategies);
+    if (!isStrategy(history)) return resolveStrategy(forClientCache(history, options.llm?.cacheModel, clientCacheMinimum(options.llm)), defaultStrategies);
     const own = resolveStrategy(history, defaultStrategies);
     hostStrategies.add(own);
     return own;

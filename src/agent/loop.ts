@@ -21,7 +21,7 @@ import { systemOf } from "./definition.js";
 import { AgentDefinitionError, describeIssues, shortIssues, shortMessage, type AgentFailure, type FailReason } from "./errors.js";
 import { errorText, LlmError } from "../llm/errors.js";
 import { extractProgram } from "./extract.js";
-import { buildPrompt, type BuiltPrompt, cacheBreakpointsOf, historyStrategy, strategySpec, StrategyResultError, type HistoryStrategy } from "./history.js";
+import { buildPrompt, type BuiltPrompt, cacheBreakpointsOf, clientCacheMinimum, historyStrategy, strategySpec, StrategyResultError, type HistoryStrategy } from "./history.js";
 import { checkInheritable, DEFAULTS, isPlainObject, mergeOptions, nestedOptions, pickInheritable, positiveNumber, readRunOptions } from "./options.js";
 import { TRACE_VERSION } from "../trace/serialize.js";
 import { expandMission, taskMessage } from "./prompt/task.js";
@@ -746,13 +746,16 @@ export async function runAgent(agent: Agent, given: RunOptions, parent: RunScope
 }
 
 /**
- * The options with the client's cache model (`Llm.cacheModel`) where the view names none: a
- * breakpoint client given the token-prefix layout found its cache only at the task on every
- * prompt (3.6 times full history's cost over 63 turns).
+ * The options with the client's cache model (`Llm.cacheModel`) and its model's cache minimum
+ * where the view names none: a breakpoint client given the token-prefix layout found its cache
+ * only at the task on every prompt (3.6 times full history's cost over 63 turns); a view assuming
+ * 1,024 tokens for claude-haiku-4's 4,096 kept prompts under the minimum full history had passed.
  */
 function withClientCache(options: InheritableOptions): InheritableOptions {
-  const cacheModel = options.llm?.cacheModel;
-  return cacheModel === undefined || options.view?.cacheModel !== undefined ? options : { ...options, view: { ...options.view, cacheModel } };
+  const cacheModel = options.view?.cacheModel === undefined ? options.llm?.cacheModel : undefined;
+  const cacheMinTokens = options.view?.cacheMinTokens === undefined ? clientCacheMinimum(options.llm) : undefined;
+  if (cacheModel === undefined && cacheMinTokens === undefined) return options;
+  return { ...options, view: { ...options.view, ...(cacheModel === undefined ? {} : { cacheModel }), ...(cacheMinTokens === undefined ? {} : { cacheMinTokens }) } };
 }
 
 /** The run's view options, or the defaults when they are invalid: `prepare` then ends the run with invalid_input. */

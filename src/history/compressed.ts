@@ -104,25 +104,62 @@ export function planTurns(input: ViewInput, rawOptions: ViewOptions): TurnPlan[]
     if (input.maxTurns <= 1) latest.full = "single";
     else if (options.keepLatestFull) latest.full = "latest";
   }
-  const cutAt = limitPrints(input, plans, options, summaryOptions);
+  // Whatever else keeps them, these turns are shown as full history shows them.
+  const floor = cacheFloor(input, options);
+  for (let i = 0; i < floor; i++) plans[i].full = "uncached";
+  const cutAt = limitPrints(input, plans, options, summaryOptions, floor);
   if (cutAt !== undefined) {
     // println lines of the turns before each one: a cut past them has dropped some of its output.
+    // The floor's output is not in the stream (limitPrints).
     const before: number[] = [];
     let lines = 0;
-    for (const t of turns) {
+    for (const [i, t] of turns.entries()) {
       before.push(lines);
-      lines += seenOf(t, input.maxPrintChars).lines;
+      if (i >= floor) lines += seenOf(t, input.maxPrintChars).lines;
     }
-    markReads(input, plans, { cutAt, before }, options, summaryOptions);
-    markSuperseded(input, plans, { cutAt, before }, options, summaryOptions);
+    markReads(input, plans, { cutAt, before, floor }, options, summaryOptions);
+    markSuperseded(input, plans, { cutAt, before, floor }, options, summaryOptions);
   }
   return plans;
 }
 
-/** The println stream of a prompt's turns: lines dropped in the prompt over k turns, and lines before each turn. */
+/** The println stream of a prompt's turns: lines dropped in the prompt over k turns, lines before each turn, and the turns kept whole outside it (cacheFloor). */
 interface Stream {
   cutAt: (k: number) => number;
   before: readonly number[];
+  floor: number;
+}
+
+/** The system prompt (as full history sends it) and the task. */
+const openingTokens = (input: ViewInput): number => lineTokens(viewSystem(input.system, "full")) + lineTokens(input.task) + 2 * TOKENS_PER_MESSAGE;
+
+/**
+ * The system prompt as the compressed view sends it: without the full view's note on `Stored:`,
+ * unless the system prompt and task are below the cache's minimum. Then the view starts as full
+ * history does, note and all (cacheFloor): 20 tokens shorter, it reached the minimum a prompt
+ * after full history and paid that prompt uncached (a 6-turn run: 1.22x full history).
+ */
+const compressedSystem = (input: ViewInput, options: Required<ViewOptions>): string => viewSystem(input.system, openingTokens(input) < options.cacheMinTokens ? "full" : "compressed");
+
+/**
+ * The earliest turns, shown as full history shows them (output, `Stored:` and all) because the
+ * prompt needs them to reach the shortest prefix the cache serves (`cacheMinTokens`): each turn
+ * whose prompt before it is still below the minimum. Below the minimum no prompt is cached, so a
+ * summary there, or a feedback shorter than full history's, kept later prompts under it, paying
+ * the input price on the whole prompt where full history, past the minimum, read it cached: under
+ * a 4,096-token minimum (claude-haiku-4, gemini-2.5-pro) runs of 7-11 turns cost 1.2-1.46x full
+ * history. A pure function of those turns, so every later prompt keeps the same ones
+ * (never-dearer.test.ts).
+ */
+function cacheFloor(input: ViewInput, options: Required<ViewOptions>): number {
+  let size = openingTokens(input);
+  if (size >= options.cacheMinTokens) return 0;
+  let i = 0;
+  while (i < input.turns.length && size < options.cacheMinTokens) {
+    const s = sizesOf(input.turns[i++]);
+    size += s.reply + s.feedback + 2 * TOKENS_PER_MESSAGE;
+  }
+  return i;
 }
 
 /**
@@ -137,7 +174,7 @@ interface Stream {
  * it. Once the name is redefined both go (those summaries are rewritten, as the defining turn's
  * is: see markSuperseded).
  */
-function markReads(input: ViewInput, plans: TurnPlan[], { cutAt, before }: Stream, options: Required<ViewOptions>, summaryOptions: SummaryOptions): void {
+function markReads(input: ViewInput, plans: TurnPlan[], { cutAt, before, floor }: Stream, options: Required<ViewOptions>, summaryOptions: SummaryOptions): void {
   const turns = input.turns;
   const latest = new Map<string, { d: DefinitionTrace; turn: number; shown: boolean }>();
   const reads: Array<DefinitionTrace[] | undefined> = [];
@@ -159,8 +196,8 @@ function markReads(input: ViewInput, plans: TurnPlan[], { cutAt, before }: Strea
     }
     for (const d of turn.definitions) {
       if (d.kind === "function") latest.delete(d.name);
-      // Its own line shows the value whatever happens to the output: nothing to keep.
-      else latest.set(d.name, { d, turn: j, shown: turn.prints.length === 0 || isWhole(d) });
+      // Its own line shows the value whatever happens to the output, or its turn is kept whole: nothing to keep.
+      else latest.set(d.name, { d, turn: j, shown: turn.prints.length === 0 || isWhole(d) || j < floor });
     }
   }
   // A redefined name's `; Read:` line goes as a superseded definition's does: with a rewrite
@@ -341,7 +378,7 @@ function definesAny(turn: Turn, names: readonly string[]): boolean {
  * the redefinition, if dropping the stale line pays back the rewrite in the prompts left, and
  * never otherwise. Each decision is the one that prompt made, so every later prompt agrees.
  */
-function markSuperseded(input: ViewInput, plans: TurnPlan[], { cutAt, before }: Stream, options: Required<ViewOptions>, summaryOptions: SummaryOptions): void {
+function markSuperseded(input: ViewInput, plans: TurnPlan[], { cutAt, before, floor }: Stream, options: Required<ViewOptions>, summaryOptions: SummaryOptions): void {
   const turns = input.turns;
   const n = turns.length;
   // The next definition of each name after the turn being looked at.
@@ -350,7 +387,8 @@ function markSuperseded(input: ViewInput, plans: TurnPlan[], { cutAt, before }: 
     const turn = turns[i];
     const lines = seenOf(turn, input.maxPrintChars).lines;
     let set: Set<string> | undefined;
-    for (const d of turn.definitions) {
+    // The floor stays as written (cacheFloor).
+    if (i >= floor) for (const d of turn.definitions) {
       const j = next.get(d.name);
       if (j === undefined) continue;
       // The first prompt that shows turn j shows `j + 1` turns.
@@ -401,12 +439,12 @@ function dropPays(input: ViewInput, options: Required<ViewOptions>, summaryOptio
  * mode the limit applies per turn when the turn is first summarized (its own last N lines)
  * and a written summary never changes: size traded for a prefix that only grows.
  */
-function limitPrints(input: ViewInput, plans: TurnPlan[], options: Required<ViewOptions>, summaryOptions: SummaryOptions): ((k: number) => number) | undefined {
+function limitPrints(input: ViewInput, plans: TurnPlan[], options: Required<ViewOptions>, summaryOptions: SummaryOptions, floor: number): ((k: number) => number) | undefined {
   const turns = input.turns;
   const limit = Math.max(0, Math.floor(options.printlnHistoryLimit));
   const last = turns.length - 1;
   if (options.strictPrefix) {
-    for (let i = 0; i < last; i++) plans[i].printsShown = Math.min(limit, plans[i].printsShown);
+    for (let i = floor; i < last; i++) plans[i].printsShown = Math.min(limit, plans[i].printsShown);
     return undefined;
   }
   // With keepLatestFull the latest turn's output is in its own feedback, outside the stream.
@@ -418,6 +456,14 @@ function limitPrints(input: ViewInput, plans: TurnPlan[], options: Required<View
   // legend heading it too; a token-prefix cache keeps the text before the first change.
   let legend = options.cacheModel === "breakpoint" ? legendSize() : 0;
   for (let i = 0; i < end; i++) {
+    // The floor (cacheFloor) keeps its output, outside the stream; a cut from before it writes it again whole.
+    if (i < floor) {
+      const size = sizesOf(turns[i]);
+      lines.push(0);
+      tokens.push(0);
+      rest.push(size.reply + size.feedback);
+      continue;
+    }
     const seen = seenOf(turns[i], input.maxPrintChars);
     lines.push(seen.lines);
     tokens.push(seen.tokens);
@@ -440,7 +486,7 @@ function limitPrints(input: ViewInput, plans: TurnPlan[], options: Required<View
   const cuts: number[] = [];
   const cut = printCut(lines, tokens, rule, !options.keepLatestFull, cuts);
   let offset = 0;
-  for (let i = 0; i < end && offset < cut; i++) {
+  for (let i = floor; i < end && offset < cut; i++) {
     plans[i].printsShown = lines[i] - Math.min(lines[i], cut - offset);
     offset += lines[i];
   }
@@ -660,7 +706,7 @@ export const compressedView: PromptView = (input, rawOptions) => {
   const plans = planTurns(input, options);
   const summaryOptions = summaryOptionsOf(input, options);
   const messages: ChatMessage[] = [
-    { role: "system", content: viewSystem(input.system, "compressed") },
+    { role: "system", content: compressedSystem(input, options) },
     { role: "user", content: input.task },
   ];
   const stats: Required<ViewStats> = { turnsCompressed: 0, turnsFull: [], definitionsShown: 0, printlnShown: 0, printlnDropped: 0, toolCallsShown: 0, definitionsSuperseded: 0, toolCallsDropped: 0 };
@@ -731,7 +777,7 @@ export const compressedView: PromptView = (input, rawOptions) => {
     }
     flush();
     stats.turnsFull.push({ turn: turn.number, reason: full });
-    const feedback = withLearned(keptFeedback(input, turn, plan, i === last, options), learnedLines(turn, plan, summaryOptions));
+    const feedback = full === "uncached" ? turn.feedback : withLearned(keptFeedback(input, turn, plan, i === last, options), learnedLines(turn, plan, summaryOptions));
     places.push({ turn: turn.number, message: messages.length, start: 0, text: turn.reply });
     messages.push({ role: "assistant", content: turn.reply });
     if (feedback !== undefined) messages.push({ role: "user", content: showStandIns(feedback) });

@@ -65,14 +65,23 @@ export interface ViewOptions {
    * the task and at the last message.
    */
   cacheModel?: "token-prefix" | "breakpoint";
+  /**
+   * The shortest prefix the provider caches (`minTokens` of its cache in prices.ts: 1,024 for
+   * OpenAI and most Claude models, 2,048 or 4,096 for others). A prompt below it is not cached at
+   * all, so while the system prompt, the task and the turns so far are below it, the view shows
+   * them as full history does, which reaches it soonest. Default 0: cached from the first token
+   * (the agent's system prompt alone passes 1,024 and 2,048).
+   */
+  cacheMinTokens?: number;
 }
 
 /**
  * Why a turn is kept in full: the latest turn, an errored turn, a turn just before an
- * error, the only turn of a single-shot run, a program shorter than its summary, or a
- * summary that would not pay back the rewrite of the cached prompt it costs.
+ * error, the only turn of a single-shot run, a program shorter than its summary, a
+ * summary that would not pay back the rewrite of the cached prompt it costs, or a turn
+ * the prompt needs to reach the cache's minimum (`cacheMinTokens`; shown as full history shows it).
  */
-export type FullReason = "latest" | "error" | "error-context" | "single" | "short" | "cost";
+export type FullReason = "latest" | "error" | "error-context" | "single" | "short" | "cost" | "uncached";
 
 /** Per-view statistics (compression fills these in; the full view reports zeros). */
 export interface ViewStats {
@@ -111,6 +120,7 @@ export const viewOptionsSchema = z.object({
   printlnHistoryTokens: count.default(1000),
   dropAfterTokens: count.default(500),
   cacheModel: z.enum(["token-prefix", "breakpoint"]).default("token-prefix"),
+  cacheMinTokens: count.default(1024),
 });
 
 /** Every view option filled in. */

@@ -6,7 +6,7 @@
 import { describe, expect, it } from "vitest";
 import { SubAgent } from "../../src/agent/subagent.js";
 import { createMeter } from "../../src/compaction/measure.js";
-import { PROVIDER_CACHES } from "../../src/compaction/prices.js";
+import { modelPrice, PROVIDER_CACHES } from "../../src/compaction/prices.js";
 import { aiSdkLlm } from "../../src/llm/ai-sdk.js";
 import { anthropicLlm } from "../../src/llm/anthropic.js";
 import { cacheMarks } from "../../src/llm/messages.js";
@@ -22,10 +22,10 @@ const rows = Array.from({ length: 300 }, (_, i) => ({ id: i, sku: `SKU-${10000 +
 const replies = [...Array.from({ length: 62 }, (_, k) => code(k % 3 === 0 ? `(def acc${k % 5} (take 3 (drop ${k} data/rows)))` : `(println (take 2 (drop ${k * 4} data/rows)))`, k % 2 ? "Next." : "")), code("(return 1)")];
 
 /** A client like anthropicLlm: it marks what `cacheMarks` picks, and says it caches at breakpoints unless `cacheModel` is left out. */
-function breakpointClient(sent: Array<{ request: LlmRequest; marks: number[] }>, cacheModel: Llm["cacheModel"]): Llm {
+function breakpointClient(sent: Array<{ request: LlmRequest; marks: number[] }>, cacheModel: Llm["cacheModel"], name = "fake-anthropic"): Llm {
   const scripted = scriptedLlm(replies);
   return {
-    name: "fake-anthropic",
+    name,
     ...(cacheModel === undefined ? {} : { cacheModel }),
     complete: (request) => {
       sent.push({ request, marks: [...cacheMarks(request)] });
@@ -34,15 +34,16 @@ function breakpointClient(sent: Array<{ request: LlmRequest; marks: number[] }>,
   };
 }
 
-/** The run's cost under Anthropic's cache, each prompt priced with the breakpoints the client marked. */
-async function cost(compressHistory: boolean, view?: { cacheModel: "token-prefix" | "breakpoint" }, history?: StrategySpec | string): Promise<{ cost: number; cacheModel: string | undefined; strategyCache: unknown }> {
+/** The run's cost under Anthropic's cache (or the named model's, the client named as anthropicLlm names it), each prompt priced with the breakpoints the client marked. */
+async function cost(compressHistory: boolean, view?: { cacheModel: "token-prefix" | "breakpoint" }, history?: StrategySpec | string, model?: string): Promise<{ cost: number; cacheModel: string | undefined; strategyCache: unknown; minimum: unknown }> {
   const sent: Array<{ request: LlmRequest; marks: number[] }> = [];
   const agent = SubAgent.create({ prompt: "Look at the rows.", maxTurns: replies.length });
-  const step = await SubAgent.run(agent, { llm: breakpointClient(sent, "breakpoint"), context: { rows }, compressHistory, ...(view === undefined ? {} : { view }), ...(history === undefined ? {} : { history }) });
+  const step = await SubAgent.run(agent, { llm: breakpointClient(sent, "breakpoint", model === undefined ? undefined : `anthropic:${model}`), context: { rows }, compressHistory, ...(view === undefined ? {} : { view }), ...(history === undefined ? {} : { history }) });
   expect(step.ok).toBe(true);
-  const meter = createMeter({ input: 1, output: 0, cache: PROVIDER_CACHES.anthropic });
+  const meter = createMeter({ input: 1, output: 0, cache: model === undefined ? PROVIDER_CACHES.anthropic : modelPrice(model).cache });
   for (const { request, marks } of sent) meter.add({ messages: request.messages, breakpoints: marks });
-  return { cost: meter.totals.cost, cacheModel: step.trace.settings?.view?.cacheModel, strategyCache: step.trace.settings?.strategy?.options?.cacheModel };
+  const settings = step.trace.settings;
+  return { cost: meter.totals.cost, cacheModel: settings?.view?.cacheModel, strategyCache: settings?.strategy?.options?.cacheModel, minimum: history === undefined ? settings?.view?.cacheMinTokens : settings?.strategy?.options?.cacheMinTokens };
 }
 
 describe("the compressed view takes the client's cache model", () => {
@@ -63,6 +64,19 @@ describe("the compressed view takes the client's cache model", () => {
     const own = await cost(false, undefined, { name: "interpreter-summaries", options: { cacheModel: "token-prefix" } });
     expect(own.strategyCache).toBe("token-prefix");
     expect(own.cost).toBeGreaterThan(named.cost);
+  });
+
+  // claude-haiku-4 caches from 4,096 tokens on, above the agent's system prompt (about 2,600): the
+  // view, assuming 1,024, summarized the first turns and kept prompts under the minimum full
+  // history had passed: 1.12x full history's cost here, as a view or a named strategy; now 0.95x.
+  // It takes the minimum of the model the client's name gives, as the run's price does.
+  it("the view and a named strategy take the cache minimum of the client's model (claude-haiku-4: 4,096 tokens)", async () => {
+    const full = await cost(false, undefined, undefined, "claude-haiku-4-5");
+    const compressed = await cost(true, undefined, undefined, "claude-haiku-4-5");
+    const named = await cost(false, undefined, "interpreter-summaries", "claude-haiku-4-5");
+    expect(compressed.cost).toBeLessThan(full.cost);
+    expect(named.cost).toBeLessThan(full.cost);
+    expect([compressed.minimum, named.minimum]).toEqual([4096, 4096]);
   });
 
   it("a cache model the view names wins over the client's", async () => {

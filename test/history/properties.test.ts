@@ -501,6 +501,22 @@ describe("compressed view properties", () => {
       { numRuns: 30 },
     );
   });
+
+  // Below a cache's minimum nothing is cached, and full history reaches it soonest: the turns that
+  // carry the prompt there are shown as full history shows them, under its system prompt
+  // (cacheFloor). With a minimum no prompt reaches, every prompt is full history's, whatever the options.
+  it("is the full view, byte for byte, while the prompt is below the cache's minimum", () => {
+    fc.assert(
+      fc.property(turnSpecs(), optionsArb, fc.constantFrom("token-prefix" as const, "breakpoint" as const), (specs, options, cacheModel) => {
+        const trace = buildTrace(specs, MAX_TURNS);
+        for (let k = 0; k <= trace.turns.length; k++) {
+          const input = inputOf(trace, trace.turns.slice(0, k));
+          expect(compressedView(input, { ...options, cacheModel, cacheMinTokens: 1e9 }).messages).toEqual(fullView(input, defaultViewOptions).messages);
+        }
+      }),
+      { numRuns: 30 },
+    );
+  });
 });
 
 describe("prefix stability", () => {

@@ -98,7 +98,7 @@ export function buildTrace(specs: readonly TurnSpec[], maxTurns: number, finishe
     if (!(finished && i === specs.length - 1)) turn.feedback = renderFeedback(turn, { maxTurns, toolsWithdrawn: number + 1 >= maxTurns }, { prints: true });
     turns.push(turn);
   });
-  return { version: 1, system: "You write PTC-Lisp programs.\n".repeat(20), task: "Find the top customers by order value.", turns };
+  return { version: 1, system: "You write PTC-Lisp programs.\n".repeat(160), task: "Find the top customers by order value.", turns };
 }
 
 function fnDef(d: DefSpec): DefinitionTrace {

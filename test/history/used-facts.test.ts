@@ -132,7 +132,7 @@ describe("facts later turns used", () => {
       reply("c", `(def zs [7])\n(println (count zs))`),
       reply("d", "(return 1)"),
     ]);
-    const plans = planTurns({ system: "", task: "", turns: trace.turns, maxTurns: 4 }, options());
+    const plans = planTurns({ system: trace.system, task: trace.task, turns: trace.turns, maxTurns: 4 }, options());
     // Read while its output was still shown: the definition's own line keeps its sample once the output goes.
     expect(plans.map((p) => [...(p.read ?? [])])).toEqual([["xs"], [], [], []]);
     expect(plans.every((p) => p.reads === undefined)).toBe(true);
