@@ -140,11 +140,13 @@ interface Stream {
 function markReads(input: ViewInput, plans: TurnPlan[], { cutAt, before }: Stream, options: Required<ViewOptions>, summaryOptions: SummaryOptions): void {
   const turns = input.turns;
   const latest = new Map<string, { d: DefinitionTrace; turn: number; shown: boolean }>();
+  // The live functions' bodies: a function reads the globals it names when it is called.
+  const bodies = new Map<string, DefinitionTrace>();
   const reads: Array<DefinitionTrace[] | undefined> = [];
   for (let j = 0; j < turns.length; j++) {
     const turn = turns[j];
     if (turn.status === "ok") {
-      for (const name of readsOf(turn)) {
+      for (const name of withCalled(readsOf(turn), bodies)) {
         const def = latest.get(name);
         // A program that defines the name supersedes the earlier definition, read or not.
         if (def === undefined || def.shown || turn.definitions.some((d) => d.name === name)) continue;
@@ -158,9 +160,14 @@ function markReads(input: ViewInput, plans: TurnPlan[], { cutAt, before }: Strea
       }
     }
     for (const d of turn.definitions) {
-      if (d.kind === "function") latest.delete(d.name);
-      // Its own line shows the value whatever happens to the output: nothing to keep.
-      else latest.set(d.name, { d, turn: j, shown: turn.prints.length === 0 || isWhole(d) });
+      if (d.kind === "function") {
+        latest.delete(d.name);
+        bodies.set(d.name, d);
+      } else {
+        bodies.delete(d.name);
+        // Its own line shows the value whatever happens to the output: nothing to keep.
+        latest.set(d.name, { d, turn: j, shown: turn.prints.length === 0 || isWhole(d) });
+      }
     }
   }
   // A redefined name's `; Read:` line goes as a superseded definition's does: with a rewrite
@@ -183,13 +190,32 @@ function redefinedAfter(turns: readonly Turn[], name: string, j: number): number
   return -1;
 }
 
-// Per turn record: the free names of its program (a program is analyzed once).
-const readCache = new WeakMap<Turn, readonly string[]>();
+// Per turn record and function definition: the free names of its program or source (analyzed once).
+const readCache = new WeakMap<Turn | DefinitionTrace, readonly string[]>();
 
-function readsOf(turn: Turn): readonly string[] {
-  let names = readCache.get(turn);
-  if (names === undefined) readCache.set(turn, (names = turn.program === null ? [] : freeNames(turn.program)));
+function readsOf(from: Turn | DefinitionTrace): readonly string[] {
+  let names = readCache.get(from);
+  if (names === undefined) {
+    const source = "program" in from ? from.program : from.source;
+    readCache.set(from, (names = source === null || source === undefined ? [] : freeNames(source)));
+  }
   return names;
+}
+
+/**
+ * The names a program reads, with those the functions it calls read when called, and the functions
+ * those call (`bodies`: the live functions by name). A helper defined beside its data (`vip?` over
+ * `vip`) and called later read the data without naming it: its values then left the prompt as
+ * unused. The program's own names come back as they are when it calls none.
+ */
+function withCalled(names: readonly string[], bodies: ReadonlyMap<string, DefinitionTrace>): readonly string[] {
+  if (!names.some((name) => bodies.has(name))) return names;
+  const all = new Set(names);
+  for (const name of all) {
+    const body = bodies.get(name);
+    if (body !== undefined) for (const read of readsOf(body)) all.add(read);
+  }
+  return [...all];
 }
 
 /**
