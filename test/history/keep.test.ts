@@ -75,6 +75,19 @@ describe("keeping what a model needs", () => {
     expect(summary.text).not.toContain("integer");
   });
 
+  // A small value nested past the sample's depth (an API response's `{:data {:user {:geo {...}}}}`)
+  // printed as `{:data {:user {:address {:geo ...}}}}`: 46 characters of EDN, and the keys the next
+  // program must reach for were in no line of the prompt (its program, in full history, had them).
+  it("shows a small collection whole however deep it nests", async () => {
+    const trace = await run([reply("Settings.", `(def resp {:data {:user {:address {:geo {:lat 1.5 :lng 2}}}}})\n(println "ok")`), reply("Done.", "(return 1)")]);
+    const opts = { sampleItems: 3, sampleChars: 80, toolCallsPerTurn: 10 };
+    const whole = "{:data {:user {:address {:geo {:lat 1.5 :lng 2}}}}}";
+    // Its output dropped: as a shape would go, and as a sample of a value read later.
+    for (const ctx of [{ printsShown: 0 }, { printsShown: 0, read: new Set(["resp"]) }]) {
+      expect(renderSummary(trace.turns[0], ctx, opts).text).toContain(`; Defined: resp = map[1], sample: ${whole}`);
+    }
+  });
+
   it("lists every record key in a sample its budget cut short", async () => {
     const sales = Array.from({ length: 5 }, (_, i) => ({ region: `region-number-${i}`, customer: `customer-with-a-long-name-${i}`, address: `${i} Long Street, Some Town, Some County`, comment: "a comment that takes a good many characters", revenue: i * 100 }));
     const why = "The sales rows are what the mission is about: I will keep them under a short name and look at them in the next turn. ";
