@@ -722,10 +722,17 @@ export const compressedView: PromptView = (input, rawOptions) => {
       const first = stats.turnsCompressed === 0;
       const legend = first && !options.strictPrefix ? legendShare(input, i) : 0;
       const summary = taughtSummary(turn, plan, summaryOptions, shortFeedback, options.strictPrefix || options.keepLatestFull ? "" : functionSources(turn), legend);
+      const latest = i === last && !options.strictPrefix;
+      const tail = summary === undefined ? "" : latest ? tailOf(turn, counted(turn, summary), shortFeedback, ownMessages && promptsLeft(input.maxTurns, last + 1) > 1, legend) : plan.code === true ? functionSources(turn) : "";
       // A summary never restates a program at more than the program's size (terse programs
       // stay as written, as full history shows them).
       if (summary === undefined) full = "short";
       else if (options.strictPrefix && !paysBack(summary.text, shortFeedback, turn.reply, keptFeedback(input, turn, plan, i === last, options), options.paybackPrompts, VIEW_PRICES[options.cacheModel], options.keepLatestFull)) full = "cost";
+      // The next program builds on the functions the turn just done defined: when their source does
+      // not fit after its summary, the turn stays as written for that prompt (its summary restates
+      // it at more than its size), and later only until summarizing it pays. Summarized without the
+      // source, a sentence and a defn left the next prompt the signature alone.
+      else if (latest ? sourceLeftOut(turn, tail) : !options.strictPrefix && keptForSource(input, rawOptions, i) && !summaryPays(input, options, summaryOptions, plan, i, i + 2)) full = latest ? "short" : "cost";
       else {
         stats.turnsCompressed++;
         const superseded = plan.superseded?.size ?? 0;
@@ -741,8 +748,8 @@ export const compressedView: PromptView = (input, rawOptions) => {
         // keeps that source while the error is in its window. That tail goes at the summary's end
         // (a later prompt extends the text before it), or with the breakpoint layout after its
         // feedback, the one message the next prompt does not keep as written. Keeping the turn as
-        // written instead rewrote the prompt from it when it was summarized a prompt later.
-        const tail = i === last && !options.strictPrefix ? tailOf(turn, counted(turn, summary), shortFeedback, ownMessages && promptsLeft(input.maxTurns, last + 1) > 1, legend) : plan.code === true ? functionSources(turn) : "";
+        // written instead rewrote the prompt from it when it was summarized a prompt later: it is
+        // kept so only when its source does not fit (above).
         // The records hold hidden values' stand-ins unshown (tool arguments and results): shown
         // here, so that the view is the prompt as sent wherever it is rebuilt from a trace.
         const text = showStandIns(tail === "" || ownMessages ? summary.text : `${summary.text}\n${tail}`);
@@ -783,6 +790,28 @@ export const compressedView: PromptView = (input, rawOptions) => {
   breakpoints.push(end);
   return { messages, stats, turns: places, breakpoints };
 };
+
+/** The turn defined functions whose source its tail leaves out. */
+const sourceLeftOut = (turn: Turn, tail: string): boolean => functionSources(turn) !== "" && !tail.startsWith("```");
+
+// Per turn record: whether the prompt it was the turn just done in kept it as written for its functions' source.
+const keptForSourceCache = new WeakMap<Turn, { key: string; kept: boolean }>();
+
+/**
+ * Whether turn `i` was kept as written in the prompt where it was the turn just done, because its
+ * functions' source did not fit after its summary: that prompt, rebuilt (the view is a pure function
+ * of the turns before it), once per turn record and settings.
+ */
+function keptForSource(input: ViewInput, rawOptions: ViewOptions, i: number): boolean {
+  const turn = input.turns[i];
+  if (functionSources(turn) === "") return false;
+  const key = `${settingsKey(input)}/${JSON.stringify(rawOptions)}`;
+  const hit = keptForSourceCache.get(turn);
+  if (hit !== undefined && hit.key === key) return hit.kept;
+  const kept = compressedView({ ...input, turns: input.turns.slice(0, i + 1) }, rawOptions).stats.turnsFull.some((f) => f.turn === turn.number && f.reason === "short");
+  keptForSourceCache.set(turn, { key, kept });
+  return kept;
+}
 
 /**
  * The feedback after an earlier turn: its notes, errors and turn line, and its println

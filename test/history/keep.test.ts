@@ -172,6 +172,28 @@ describe("keeping what a model needs", () => {
     expect(source(4, 40)).toContain("; Function: size-of [x]");
   });
 
+  // The next program builds on the functions the turn just done defined: when their source did not
+  // fit after the summary (a sentence and a defn; a turn of several short helpers), the next prompt
+  // showed `; Function: score [o] - "Weighted score"` and the note, and the body was in no line.
+  it("keeps the turn just done as written when its functions' source does not fit after its summary, summarized in later prompts when that pays", async () => {
+    const score = '(defn score "Weighted score" [o] (+ (* 0.7 (:total o)) (* 0.3 (:items o)) (if (= (:status o) "held") -50 0)))';
+    const helpers = "(def f (fn [a b] (+ a b)))\n(def h (fn named [x y z] x))\n(def m (let [base 10] (fn [x] (+ base x))))\n(defn p \"doc\" [q] q)";
+    // Summarizing the four helpers later saves too little to repay the rewrite: they stay as written.
+    for (const [first, later] of [[reply("A scoring helper.", score), []], [reply("Helpers for the orders, which I will use in every later turn to score and filter.", helpers), [{ turn: 1, reason: "cost" }]]] as const) {
+      const trace = await run([first, reply("Use.", '(println "used" 1)'), reply("Again.", '(println "again" 2)'), reply("Done.", "(return 1)")]);
+      for (const cacheModel of ["token-prefix", "breakpoint"] as const) {
+        const next = view(trace, 1, options(cacheModel), 30);
+        expect(text(next), first).toContain(first.slice(first.indexOf("(def")));
+        expect(next.stats.turnsFull).toEqual([{ turn: 1, reason: "short" }]);
+        for (const k of [2, 3]) {
+          const v = view(trace, k, options(cacheModel), 30);
+          expect(v.stats.turnsFull, first).toEqual(later);
+          expect(v.messages.slice(2).some((m) => String(m.content).includes("(def")), first).toBe(later.length > 0);
+        }
+      }
+    }
+  });
+
   it("shows the source of the functions the turn just done defined after its summary, for one prompt", async () => {
     const define = reply("A helper first: the rows need doubling before they are summed, and the next programs will call it. ".repeat(4), `(defn double-all "Doubles each" [xs] (mapv #(* 2 %) xs))\n(def rows [1 2])\n(println "ok")`);
     const trace = await run([define, reply("Use it.", `(println (double-all [1 2]))`), reply("Again.", `(println "n" 2)`), reply("Done.", "(return 1)")]);
