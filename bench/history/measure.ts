@@ -331,9 +331,12 @@ function factsInUse(turns: readonly RunTrace["turns"][number][], plans: ReturnTy
   const read = new Set<DefinitionTrace>();
   for (const t of turns) {
     if (t.status === "ok" && t.program !== null) {
-      for (const name of freeNames(t.program)) {
+      // A function called reads what its body names, when it is called.
+      const names = new Set(freeNames(t.program));
+      for (const name of names) {
         const def = latest.get(name);
-        if (def !== undefined && !t.definitions.some((d) => d.name === name)) read.add(def.d);
+        if (def?.d.kind === "function" && def.d.source !== undefined) for (const n of freeNames(def.d.source)) names.add(n);
+        else if (def !== undefined && !t.definitions.some((d) => d.name === name)) read.add(def.d);
       }
     }
     for (const d of t.definitions) latest.set(d.name, { d, turn: t.number - 1 });

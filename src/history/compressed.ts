@@ -177,11 +177,13 @@ function cacheFloor(input: ViewInput, options: Required<ViewOptions>): number {
 function markReads(input: ViewInput, plans: TurnPlan[], { cutAt, before, floor }: Stream, options: Required<ViewOptions>, summaryOptions: SummaryOptions): void {
   const turns = input.turns;
   const latest = new Map<string, { d: DefinitionTrace; turn: number; shown: boolean }>();
+  // The live functions' bodies: a function reads the globals it names when it is called.
+  const bodies = new Map<string, DefinitionTrace>();
   const reads: Array<DefinitionTrace[] | undefined> = [];
   for (let j = 0; j < turns.length; j++) {
     const turn = turns[j];
     if (turn.status === "ok") {
-      for (const name of readsOf(turn)) {
+      for (const name of withCalled(readsOf(turn), bodies)) {
         const def = latest.get(name);
         // A program that defines the name supersedes the earlier definition, read or not.
         if (def === undefined || def.shown || turn.definitions.some((d) => d.name === name)) continue;
@@ -195,9 +197,14 @@ function markReads(input: ViewInput, plans: TurnPlan[], { cutAt, before, floor }
       }
     }
     for (const d of turn.definitions) {
-      if (d.kind === "function") latest.delete(d.name);
-      // Its own line shows the value whatever happens to the output, or its turn is kept whole: nothing to keep.
-      else latest.set(d.name, { d, turn: j, shown: turn.prints.length === 0 || isWhole(d) || j < floor });
+      if (d.kind === "function") {
+        latest.delete(d.name);
+        bodies.set(d.name, d);
+      } else {
+        bodies.delete(d.name);
+        // Its own line shows the value whatever happens to the output, or its turn is kept whole: nothing to keep.
+        latest.set(d.name, { d, turn: j, shown: turn.prints.length === 0 || isWhole(d) || j < floor });
+      }
     }
   }
   // A redefined name's `; Read:` line goes as a superseded definition's does: with a rewrite
@@ -220,13 +227,32 @@ function redefinedAfter(turns: readonly Turn[], name: string, j: number): number
   return -1;
 }
 
-// Per turn record: the free names of its program (a program is analyzed once).
-const readCache = new WeakMap<Turn, readonly string[]>();
+// Per turn record and function definition: the free names of its program or source (analyzed once).
+const readCache = new WeakMap<Turn | DefinitionTrace, readonly string[]>();
 
-function readsOf(turn: Turn): readonly string[] {
-  let names = readCache.get(turn);
-  if (names === undefined) readCache.set(turn, (names = turn.program === null ? [] : freeNames(turn.program)));
+function readsOf(from: Turn | DefinitionTrace): readonly string[] {
+  let names = readCache.get(from);
+  if (names === undefined) {
+    const source = "program" in from ? from.program : from.source;
+    readCache.set(from, (names = source === null || source === undefined ? [] : freeNames(source)));
+  }
   return names;
+}
+
+/**
+ * The names a program reads, with those the functions it calls read when called, and the functions
+ * those call (`bodies`: the live functions by name). A helper defined beside its data (`vip?` over
+ * `vip`) and called later read the data without naming it: its values then left the prompt as
+ * unused. The program's own names come back as they are when it calls none.
+ */
+function withCalled(names: readonly string[], bodies: ReadonlyMap<string, DefinitionTrace>): readonly string[] {
+  if (!names.some((name) => bodies.has(name))) return names;
+  const all = new Set(names);
+  for (const name of all) {
+    const body = bodies.get(name);
+    if (body !== undefined) for (const read of readsOf(body)) all.add(read);
+  }
+  return [...all];
 }
 
 /**
@@ -742,10 +768,17 @@ export const compressedView: PromptView = (input, rawOptions) => {
       const first = stats.turnsCompressed === 0;
       const legend = first && !options.strictPrefix ? legendShare(input, i) : 0;
       const summary = taughtSummary(turn, plan, summaryOptions, shortFeedback, options.strictPrefix || options.keepLatestFull ? "" : functionSources(turn), legend);
+      const latest = i === last && !options.strictPrefix;
+      const tail = summary === undefined ? "" : latest ? tailOf(turn, counted(turn, summary), shortFeedback, ownMessages && promptsLeft(input.maxTurns, last + 1) > 1, legend) : plan.code === true ? functionSources(turn) : "";
       // A summary never restates a program at more than the program's size (terse programs
       // stay as written, as full history shows them).
       if (summary === undefined) full = "short";
       else if (options.strictPrefix && !paysBack(summary.text, shortFeedback, turn.reply, keptFeedback(input, turn, plan, i === last, options), options.paybackPrompts, VIEW_PRICES[options.cacheModel], options.keepLatestFull)) full = "cost";
+      // The next program builds on the functions the turn just done defined: when their source does
+      // not fit after its summary, the turn stays as written for that prompt (its summary restates
+      // it at more than its size), and later only until summarizing it pays. Summarized without the
+      // source, a sentence and a defn left the next prompt the signature alone.
+      else if (latest ? sourceLeftOut(turn, tail) : !options.strictPrefix && keptForSource(input, rawOptions, i) && !summaryPays(input, options, summaryOptions, plan, i, i + 2)) full = latest ? "short" : "cost";
       else {
         stats.turnsCompressed++;
         const superseded = plan.superseded?.size ?? 0;
@@ -761,8 +794,8 @@ export const compressedView: PromptView = (input, rawOptions) => {
         // keeps that source while the error is in its window. That tail goes at the summary's end
         // (a later prompt extends the text before it), or with the breakpoint layout after its
         // feedback, the one message the next prompt does not keep as written. Keeping the turn as
-        // written instead rewrote the prompt from it when it was summarized a prompt later.
-        const tail = i === last && !options.strictPrefix ? tailOf(turn, counted(turn, summary), shortFeedback, ownMessages && promptsLeft(input.maxTurns, last + 1) > 1, legend) : plan.code === true ? functionSources(turn) : "";
+        // written instead rewrote the prompt from it when it was summarized a prompt later: it is
+        // kept so only when its source does not fit (above).
         // The records hold hidden values' stand-ins unshown (tool arguments and results): shown
         // here, so that the view is the prompt as sent wherever it is rebuilt from a trace.
         const text = showStandIns(tail === "" || ownMessages ? summary.text : `${summary.text}\n${tail}`);
@@ -803,6 +836,28 @@ export const compressedView: PromptView = (input, rawOptions) => {
   breakpoints.push(end);
   return { messages, stats, turns: places, breakpoints };
 };
+
+/** The turn defined functions whose source its tail leaves out. */
+const sourceLeftOut = (turn: Turn, tail: string): boolean => functionSources(turn) !== "" && !tail.startsWith("```");
+
+// Per turn record: whether the prompt it was the turn just done in kept it as written for its functions' source.
+const keptForSourceCache = new WeakMap<Turn, { key: string; kept: boolean }>();
+
+/**
+ * Whether turn `i` was kept as written in the prompt where it was the turn just done, because its
+ * functions' source did not fit after its summary: that prompt, rebuilt (the view is a pure function
+ * of the turns before it), once per turn record and settings.
+ */
+function keptForSource(input: ViewInput, rawOptions: ViewOptions, i: number): boolean {
+  const turn = input.turns[i];
+  if (functionSources(turn) === "") return false;
+  const key = `${settingsKey(input)}/${JSON.stringify(rawOptions)}`;
+  const hit = keptForSourceCache.get(turn);
+  if (hit !== undefined && hit.key === key) return hit.kept;
+  const kept = compressedView({ ...input, turns: input.turns.slice(0, i + 1) }, rawOptions).stats.turnsFull.some((f) => f.turn === turn.number && f.reason === "short");
+  keptForSourceCache.set(turn, { key, kept });
+  return kept;
+}
 
 /**
  * The feedback after an earlier turn: its notes, errors and turn line, and its println

@@ -52,7 +52,7 @@ export interface SummaryContext {
 const MAX_DOC = 200;
 /** Significant digits of a float in a sample. */
 const SAMPLE_DIGITS = 12;
-/** Nesting read back from a definition's EDN for its sample (deeper levels print as `...`). */
+/** Nesting a sample shows (deeper levels print as `...`; a small collection shows all of it). */
 const SAMPLE_DEPTH = 4;
 
 export interface RenderedSummary {
@@ -227,9 +227,10 @@ export function definitionSample(d: DefinitionTrace, options: SummaryOptions): s
   const hit = sampleCache.get(d);
   if (hit !== undefined && hit.key === key) return hit.text;
   const value = d.edn === undefined ? undefined : ednValue(d.edn);
-  // A small collection whole; no "(N items, showing first M)" note: the type label gives the size.
+  // A small collection whole, at any depth (its EDN bounds it); no "(N items, showing first M)"
+  // note: the type label gives the size.
   const small = isSmall(d);
-  const bounds = { maxItems: small ? Infinity : options.sampleItems, maxChars: small ? SMALL_EDN : options.sampleChars, maxDepth: SAMPLE_DEPTH, note: false };
+  const bounds = { maxItems: small ? Infinity : options.sampleItems, maxChars: small ? SMALL_EDN : options.sampleChars, maxDepth: small ? Infinity : SAMPLE_DEPTH, note: false };
   const sample = value === undefined ? d.sample : printSample(value, bounds).text;
   // Every record key, when the sample's budget cut some off.
   const text = value === undefined || small ? sample : sample + recordKeys(value, sample);

@@ -62,10 +62,10 @@ const MAX_LISTS = 4;
 export function recordKeys(v: Value, sample: string): string {
   if (v instanceof Vec) return listed("keys", keysOf(v), sample);
   if (!isMap(v) || v.size === 0) return "";
-  let out: string;
-  if (everyMap(v.values())) out = listed("values' keys", keysOf(v.values()), sample);
-  // One record (its keys field names): its own keys. A dictionary's keys are data, which its shape names.
-  else out = everyKeyword(v.keys()) ? listed("keys", keysOf([v]), sample) : "";
+  // One record (keyword keys are field names, as its shape takes them): its own keys, also when
+  // every field holds a map (`{:user {...} :billing {...}}`). A dictionary's keys are data, which its shape names.
+  let out = everyKeyword(v.keys()) ? listed("keys", keysOf([v]), sample) : "";
+  if (everyMap(v.values())) out += listed("values' keys", keysOf(v.values()), sample);
   const lists: Array<{ path: Value[]; keys: string[] }> = [];
   recordLists(v, [], lists, { left: KEY_RECORDS });
   if (lists.length > MAX_LISTS) return out + listed("keys in its vectors", [...new Set(lists.flatMap((l) => l.keys))], sample);

@@ -381,6 +381,15 @@ describe("the task's data section (issue 20)", () => {
     expect(line).toContain("keys of [:data :orders]: :id :customer :address :status :revenue :discount");
   });
 
+  // A record whose fields all hold maps (an API response, a profile) listed only its values' keys:
+  // `{:user {...} :account ...}, values' keys: :name :email :plan :seats :card :last4`, and `:billing`,
+  // past the cut, was in no line of the prompt (`(:billing resp)` was the model's guess).
+  it("lists the own keys of a record whose fields are all maps, beside their keys", () => {
+    const profile = { user: { name: "Alice Wonderland the third", email: "alice@example.com" }, account: { plan: "pro", seats: 12 }, billing: { card: "visa", last4: "4242" } };
+    const [line] = contextLines({ profile }, { sampleItems: 3, sampleChars: 80 }, reader(32));
+    expect(line).toContain(", keys: :user :account :billing, values' keys: :name :email :plan :seats :card :last4");
+  });
+
   // JSON keys become keywords whatever they hold: a CSV export's "Order ID" printed as `:Order ID`,
   // which reads as the key :Order with the value ID (and `(:Order row)` is nil).
   it("writes a key the reader cannot read as a keyword as the call that makes it", () => {

@@ -75,6 +75,19 @@ describe("keeping what a model needs", () => {
     expect(summary.text).not.toContain("integer");
   });
 
+  // A small value nested past the sample's depth (an API response's `{:data {:user {:geo {...}}}}`)
+  // printed as `{:data {:user {:address {:geo ...}}}}`: 46 characters of EDN, and the keys the next
+  // program must reach for were in no line of the prompt (its program, in full history, had them).
+  it("shows a small collection whole however deep it nests", async () => {
+    const trace = await run([reply("Settings.", `(def resp {:data {:user {:address {:geo {:lat 1.5 :lng 2}}}}})\n(println "ok")`), reply("Done.", "(return 1)")]);
+    const opts = { sampleItems: 3, sampleChars: 80, toolCallsPerTurn: 10 };
+    const whole = "{:data {:user {:address {:geo {:lat 1.5 :lng 2}}}}}";
+    // Its output dropped: as a shape would go, and as a sample of a value read later.
+    for (const ctx of [{ printsShown: 0 }, { printsShown: 0, read: new Set(["resp"]) }]) {
+      expect(renderSummary(trace.turns[0], ctx, opts).text).toContain(`; Defined: resp = map[1], sample: ${whole}`);
+    }
+  });
+
   it("lists every record key in a sample its budget cut short", async () => {
     const sales = Array.from({ length: 5 }, (_, i) => ({ region: `region-number-${i}`, customer: `customer-with-a-long-name-${i}`, address: `${i} Long Street, Some Town, Some County`, comment: "a comment that takes a good many characters", revenue: i * 100 }));
     const why = "The sales rows are what the mission is about: I will keep them under a short name and look at them in the next turn. ";
@@ -157,6 +170,28 @@ describe("keeping what a model needs", () => {
     // but with a budget leaving prompts enough.
     expect(source(4, 40)).not.toContain("(defn size-of");
     expect(source(4, 40)).toContain("; Function: size-of [x]");
+  });
+
+  // The next program builds on the functions the turn just done defined: when their source did not
+  // fit after the summary (a sentence and a defn; a turn of several short helpers), the next prompt
+  // showed `; Function: score [o] - "Weighted score"` and the note, and the body was in no line.
+  it("keeps the turn just done as written when its functions' source does not fit after its summary, summarized in later prompts when that pays", async () => {
+    const score = '(defn score "Weighted score" [o] (+ (* 0.7 (:total o)) (* 0.3 (:items o)) (if (= (:status o) "held") -50 0)))';
+    const helpers = "(def f (fn [a b] (+ a b)))\n(def h (fn named [x y z] x))\n(def m (let [base 10] (fn [x] (+ base x))))\n(defn p \"doc\" [q] q)";
+    // Summarizing the four helpers later saves too little to repay the rewrite: they stay as written.
+    for (const [first, later] of [[reply("A scoring helper.", score), []], [reply("Helpers for the orders, which I will use in every later turn to score and filter.", helpers), [{ turn: 1, reason: "cost" }]]] as const) {
+      const trace = await run([first, reply("Use.", '(println "used" 1)'), reply("Again.", '(println "again" 2)'), reply("Done.", "(return 1)")]);
+      for (const cacheModel of ["token-prefix", "breakpoint"] as const) {
+        const next = view(trace, 1, options(cacheModel), 30);
+        expect(text(next), first).toContain(first.slice(first.indexOf("(def")));
+        expect(next.stats.turnsFull).toEqual([{ turn: 1, reason: "short" }]);
+        for (const k of [2, 3]) {
+          const v = view(trace, k, options(cacheModel), 30);
+          expect(v.stats.turnsFull, first).toEqual(later);
+          expect(v.messages.slice(2).some((m) => String(m.content).includes("(def")), first).toBe(later.length > 0);
+        }
+      }
+    }
   });
 
   it("shows the source of the functions the turn just done defined after its summary, for one prompt", async () => {

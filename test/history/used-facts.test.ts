@@ -98,6 +98,26 @@ describe("facts later turns used", () => {
     expect(prompt(trace, READ + 1, opts, 40)).toMatch(/; Function: vip\? \[c\]\n; Read: vip = vector\[6\], sample: \["VIP-/);
   });
 
+  // A function reads the globals its body names when it is called: a program calling one reads
+  // them too. Before, a helper defined beside its data (`vip?` with `vip`) and called ten turns
+  // later left vip at `vector[6] of string`, its values gone, where reading vip directly kept them.
+  it("a program that calls a function reads what the function's body reads (through functions calling functions, whenever they were defined)", async () => {
+    const firstVip = JSON.stringify(`VIP-${[...orders].sort((a, b) => b.total - a.total)[0].customer}`);
+    const rows = [
+      // the helper beside its data, in the same turn
+      { define: `${programs[0]}\n(defn vip? [c] (contains? (set vip) c))`, call: `(println "vip?" (vip? "x"))` },
+      // a helper defined before the data it reads, calling another helper
+      { define: `(defn vip-set [] (set vip))\n(defn vip? [c] (contains? (vip-set) c))\n${programs[0]}`, call: `(println "vip?" (vip? "x"))` },
+    ];
+    for (const { define, call } of rows) {
+      const trace = await run([define, ...Array.from({ length: 10 }, (_, k) => page(k)), call, page(11), "(return 1)"].map((p, i) => reply(`Step ${i + 1}.`, p)));
+      // Turn 12 calls vip?: by then turn 1's output has left the prompt.
+      expect(prompt(trace, 11, options(), 40), define).not.toContain(firstVip);
+      expect(prompt(trace, 12, options(), 40), define).toContain(`; Read: vip = vector[6], sample: [${firstVip}`);
+      expect(prompt(trace, 13, options(), 40), define).toContain(firstVip);
+    }
+  });
+
   // A small collection's own line shows its whole value once its turn's output is all dropped
   // (its shape is its sample): a reader's `; Read:` line showed the same value a second time.
   it("a small collection read after its output is dropped is shown once, by its own line", async () => {
