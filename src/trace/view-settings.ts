@@ -69,8 +69,8 @@ export interface ViewOptions {
    * The shortest prefix the provider caches (`minTokens` of its cache in prices.ts: 1,024 for
    * OpenAI and most Claude models, 2,048 or 4,096 for others). A prompt below it is not cached at
    * all, so while the system prompt, the task and the turns so far are below it, the view shows
-   * them as full history does, which reaches it soonest. Default 0: cached from the first token
-   * (the agent's system prompt alone passes 1,024 and 2,048).
+   * them as full history does, which reaches it soonest. Default 1,024 (the agent's system prompt
+   * alone passes it and 2,048; the agent takes its client's model's minimum where it knows it).
    */
   cacheMinTokens?: number;
 }
