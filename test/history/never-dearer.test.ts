@@ -188,6 +188,19 @@ function stepAveraged(trace: RunTrace, budget: number): number {
   return sum / 8;
 }
 
+/** Generated traces of every shape with the system prompt `system`, under both cache models: at most 1.03 times full history. */
+function expectGenerated(system: string): void {
+  fc.assert(
+    fc.property(fc.array(turnSpec, { minLength: 2, maxLength: 30 }), (specs) => {
+      const trace = buildTrace(specs, specs.length);
+      trace.system = system;
+      for (const cache of ["token-prefix", "breakpoint"] as const) expect(ratio(trace, cache), cache).toBeLessThanOrEqual(1.03);
+    }),
+    // A fixed seed: over 3,000 random traces 2 passed 1.03 (up to 1.04), so an unseeded run would fail about one time in six.
+    { numRuns: 150, seed: 20261126 },
+  );
+}
+
 describe("compressed history is never dearer than full history", () => {
   // Before every rewrite was priced, 2 of these 12 cost more than full under a breakpoint cache
   // (up to 1.15x), and 14 of the first 60 seeds.
@@ -230,15 +243,7 @@ describe("compressed history is never dearer than full history", () => {
   // it defined (what it taught, which full history never shows), and a token-prefix cache serves
   // whole 128-token steps, so a prompt a few tokens shorter can lose a step.
   it("generated traces of every shape, under both cache models, within 3%", () => {
-    fc.assert(
-      fc.property(fc.array(turnSpec, { minLength: 2, maxLength: 30 }), (specs) => {
-        const trace = buildTrace(specs, specs.length);
-        trace.system = "You write PTC-Lisp programs. The reference follows.\n".repeat(300);
-        for (const cache of ["token-prefix", "breakpoint"] as const) expect(ratio(trace, cache), cache).toBeLessThanOrEqual(1.03);
-      }),
-      // A fixed seed: over 3,000 random traces 2 passed 1.03 (up to 1.04), so an unseeded run would fail about one time in six.
-      { numRuns: 150, seed: 20261126 },
-    );
+    expectGenerated("You write PTC-Lisp programs. The reference follows.\n".repeat(300));
   }, 60_000);
 
   // A run that stops far short of its turn budget: every rewrite was a bet on prompts that never
@@ -497,13 +502,6 @@ describe("compressed history is never dearer than full history", () => {
   // providers' usual 1,024-token minimum: before the first turns were kept as full history shows
   // them, 1.23-1.34x full history under a token-prefix cache, 1.17x under breakpoints (seeds 11, 14).
   it("generated traces whose system prompt is below the cache's minimum, under both cache models, within 3%", () => {
-    fc.assert(
-      fc.property(fc.array(turnSpec, { minLength: 2, maxLength: 30 }), (specs) => {
-        const trace = buildTrace(specs, specs.length);
-        trace.system = "You write PTC-Lisp programs.\n".repeat(20);
-        for (const cache of ["token-prefix", "breakpoint"] as const) expect(ratio(trace, cache), cache).toBeLessThanOrEqual(1.03);
-      }),
-      { numRuns: 150, seed: 20261126 },
-    );
+    expectGenerated("You write PTC-Lisp programs.\n".repeat(20));
   }, 60_000);
 });
