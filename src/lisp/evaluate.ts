@@ -27,7 +27,7 @@ import { sortOrder } from "./core/sorted.js";
 import { compare, compareDescending } from "./equality.js";
 import { resolveIsolation, type Isolation, type ResolvedIsolation } from "./isolate/options.js";
 import { evaluateIsolated } from "./isolate/run.js";
-import { hiddenKeys, isHiddenKey, Marks, meetsHidden, type Origin } from "./marks.js";
+import { hiddenKeys, hiddenTextIndex, hiddenTexts, isHiddenKey, Marks, meetsHidden, quotedHidden, type Origin, type QuoteIndex } from "./marks.js";
 import { againOptions, defineAgain, type Entry } from "./define-again.js";
 import { RemoteFn } from "./wire.js";
 import { anyHoldsFunction, holdsFunction } from "./holds-function.js";
@@ -267,10 +267,31 @@ function runBudget(state: RunState, deadline = state.deadline, late?: () => Lisp
   return Object.assign(b, { commit: () => void (state.fuel = b.fuel) });
 }
 
-function dataHost(ctx: EvaluateOptions["ctx"], maxDepth: number, marks: Marks | null): DataHost | null {
+/** The context as the program reads it, and as a tool's answer is searched for hidden context in. */
+interface ContextHost extends DataHost {
+  /**
+   * Whether a tool's result or message quotes hidden context (ECHO_MIN+ characters, in any case),
+   * read by the program or not; the keys it quotes are read now, so marked. A memory tool given a
+   * token in one evaluation and asked for it in a later one, or a host's client that holds the
+   * key itself, sends back what nothing in this evaluation marked.
+   */
+  sentBack(result: Value | undefined, message?: string): boolean;
+}
+
+function dataHost(ctx: EvaluateOptions["ctx"], limits: Limits, marks: Marks | null): ContextHost | null {
   if (!ctx) return null;
   const cache = new Map<string, Value>();
-  return {
+  let index: QuoteIndex<string> | undefined;
+  const convert = (k: string, budget: Budget): Value => (Object.hasOwn(ctx, k) ? toLisp(contextValue(ctx, k), limits.maxNestingDepth, 0, `data/${k}`, budget) : null);
+  const textsOf = (k: string): Array<[string, string]> => {
+    try {
+      return hiddenTexts(contextValue(ctx, k)).map((t) => [t, k]);
+    } catch {
+      // What cannot be read is not searched for; a read by the program reports it.
+      return [];
+    }
+  };
+  const host: ContextHost = {
     has: (k) => Object.hasOwn(ctx, k),
     keys: () => Object.keys(ctx),
     get(k) {
@@ -279,7 +300,7 @@ function dataHost(ctx: EvaluateOptions["ctx"], maxDepth: number, marks: Marks | 
         // Read while the program runs: the conversion spends its fuel and its time.
         const budget = runBudget(current, current.deadline, () => readTimeout(k, current.limits.timeoutMs));
         try {
-          v = Object.hasOwn(ctx, k) ? toLisp(contextValue(ctx, k), maxDepth, 0, `data/${k}`, budget) : null;
+          v = convert(k, budget);
         } finally {
           budget.commit();
         }
@@ -289,7 +310,26 @@ function dataHost(ctx: EvaluateOptions["ctx"], maxDepth: number, marks: Marks | 
       }
       return v;
     },
+    sentBack(result, message) {
+      if (marks === null) return false;
+      index ??= hiddenTextIndex(Object.keys(ctx).filter(isHiddenKey).flatMap(textsOf));
+      const keys = quotedHidden(index, result, message);
+      for (const k of keys) {
+        if (cache.has(k)) continue;
+        // Read now, between the program's steps (a tool's answer arrives there): the host's
+        // bookkeeping, within the run's limits and not charged, as the search was.
+        try {
+          const v = convert(k, new Budget(limits));
+          marks.hidden(k, v, new Budget(limits));
+          cache.set(k, v);
+        } catch {
+          // Past the limits the program's own read would stop at: what was marked stays marked.
+        }
+      }
+      return keys.size > 0;
+    },
   };
+  return host;
 }
 
 /** Turns (tool/x), (tool/x {:a 1}), (tool/x :a 1 :b 2) and (tool/x "q" 5) into one argument map. */
@@ -497,7 +537,7 @@ export async function evaluateWith(source: string, options: EvaluateOptions, sin
   };
 
   let program: Program;
-  let data: DataHost | null;
+  let data: ContextHost | null;
   let tools = new Map<string, ToolSpec>();
   // What the analyzer checks tool names against; the runtime host below answers the same.
   const toolNames = { has: (n: string) => tools.has(n), names: () => [...tools.keys()] };
@@ -505,7 +545,7 @@ export async function evaluateWith(source: string, options: EvaluateOptions, sin
     if (readError !== null || limits === null) throw readError;
     tools = normalizeTools(options.tools);
     if (readMs > limits.timeoutMs) throw contextJsonTimeout(limits.timeoutMs);
-    data = dataHost(ctx, limits.maxNestingDepth, marks);
+    data = dataHost(ctx, limits, marks);
     const { timeoutMs } = limits;
     const checkClock = (): void => {
       if (now() - started > timeoutMs) throw timeoutError(timeoutMs);
@@ -563,7 +603,7 @@ export async function evaluateWith(source: string, options: EvaluateOptions, sin
             // A tool's result is not computed from its arguments by the interpreter; only a
             // string that echoes a marked one (a token sent back, in any case) is hidden.
             if (resultHidden) marks?.taint(value, args);
-            marks?.echoed(args, value);
+            marks?.echoed(args, value, data?.sentBack(value) === true);
             // Within the run's own limits (a host may raise them), not charged: the host's bookkeeping.
             record.result = toHost(marks === null ? value : marks.hide(value), limits.maxNestingDepth, new Budget(limits));
             record.value = value;
@@ -575,6 +615,7 @@ export async function evaluateWith(source: string, options: EvaluateOptions, sin
             const e = ours(thrown);
             const message = e instanceof ToolTimeout ? `no answer within ${e.ms} ms` : thrownMessage(thrown);
             // A tool's message may quote a hidden argument back, however short (`cvv 737 wrong`).
+            if (marks !== null && record.held !== true) data?.sentBack(undefined, message);
             record.error = record.held === true ? HELD_CALL : toolMessage(marks === null ? message : marks.hideBareIn(marks.hideEchoes(args, marks.hideText(message, true)), hostArgs));
             if (isLimit(e)) Object.assign(record, limitRecord(e));
             record.durationMs = now() - t0;

@@ -1078,10 +1078,12 @@ export class Marks {
    * or reversed (`"4111111111111111"` for `"4111 1111 1111 1111"`, the number 98765432 for
    * `"98765432"`, `alice.smith%40example.com`). A key is checked as its name (a batch answer keyed
    * by the emails it was given). Text equal to a hidden value that the tool was not given stays as
-   * it is.
+   * it is, unless the result quotes hidden context (`quotesHidden`): a tool that kept a hidden
+   * value from an earlier evaluation, or holds it itself, sends it back (`sentBack`), and the
+   * strings quoting a marked one are marked as above.
    */
-  echoed(args: Value, result: Value): void {
-    if (this.empty || this.find(args) === undefined) return;
+  echoed(args: Value, result: Value, sentBack = false): void {
+    if (this.empty || (!sentBack && this.find(args) === undefined)) return;
     const given = new Map<string, Origin>();
     const compact: Array<[string, Origin]> = [];
     // Small values of hidden collections the tool was given: marked only if it sends them back.
@@ -1362,6 +1364,67 @@ function eachPart(v: Value, visit: (x: string | number | Keyword) => void, closu
     }
   };
   walk(v, 0);
+}
+
+/** Parts of one hidden context value searched for in a tool's answer: a bound on the work, whatever the value's size. */
+const HIDDEN_TEXT_PARTS = 20_000;
+/** `hiddenTexts` per host object: a run's later evaluations do not walk the same context again. */
+const hiddenTextsOf = new WeakMap<object, string[]>();
+
+/**
+ * The texts of ECHO_MIN+ characters a hidden context value holds (strings, keys, numbers) as the
+ * host gave it, within its first HIDDEN_TEXT_PARTS parts, which a tool's result or message is
+ * searched for in any case (`QuoteIndex`), read by the program or not: a tool may send back what
+ * an earlier evaluation gave it. A part that cannot be read (a getter that throws) ends the walk;
+ * the program's own read reports it.
+ */
+export function hiddenTexts(v: unknown): string[] {
+  if (typeof v !== "object" || v === null) return textOf(v) === undefined ? [] : [textOf(v) as string];
+  const hit = hiddenTextsOf.get(v);
+  if (hit !== undefined) return hit;
+  const out: string[] = [];
+  let left = HIDDEN_TEXT_PARTS;
+  const walk = (x: unknown, depth: number): void => {
+    if (--left < 0) return;
+    const text = textOf(x);
+    if (text !== undefined) out.push(text);
+    else if (typeof x === "object" && x !== null && depth <= 64) {
+      if (Array.isArray(x)) for (const y of x) walk(y, depth + 1);
+      else
+        for (const k of Object.keys(x)) {
+          if (k.length >= ECHO_MIN) out.push(k);
+          walk((x as Record<string, unknown>)[k], depth + 1);
+        }
+    }
+  };
+  try {
+    walk(v, 0);
+  } catch {
+    // What was read before the part that could not be stays searched for.
+  }
+  hiddenTextsOf.set(v, out);
+  return out;
+}
+
+const textOf = (x: unknown): string | undefined => {
+  const text = typeof x === "string" ? x : typeof x === "number" || typeof x === "bigint" ? String(x) : undefined;
+  return text !== undefined && text.length >= ECHO_MIN ? text : undefined;
+};
+
+/** An index of `hiddenTexts` tagged with what holds them, searched for their quotes as echoes are. */
+export const hiddenTextIndex = <T>(found: Array<[string, T]>): QuoteIndex<T> => new QuoteIndex(found, true, ECHO_MIN);
+
+/** The tags of the texts `index` holds that a tool's result (its strings, keys' names and numbers) or message quotes. */
+export function quotedHidden<T>(index: QuoteIndex<T>, result: Value | undefined, message?: string): Set<T> {
+  const found = new Set<T>();
+  const look = (text: string): void => {
+    if (text.length < ECHO_MIN) return;
+    const tag = index.quote(text);
+    if (tag !== undefined) found.add(tag);
+  };
+  if (message !== undefined) look(message);
+  if (result !== undefined) eachPart(result, (x) => look(x instanceof Keyword ? x.name : String(x)));
+  return found;
 }
 
 /**
