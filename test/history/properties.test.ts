@@ -36,7 +36,6 @@ const optionsArb: fc.Arbitrary<ViewOptions> = fc.record({
 const typed = (line: string, d: DefinitionTrace, options: ViewOptions): boolean =>
   d.kind === "function" ? line.includes(`; Function: ${d.name}`) : isWhole(d) ? line.endsWith(` = ${definitionSample(d, { ...options, toolCallsPerTurn: 1 })}`) : line.includes(` = ${typeLabel(d)}`);
 
-/** A successful latest turn that defined functions stays raw for one more prompt (not in strict mode). */
 /** Turn j's error happened in a function turn i defined (the error's call trail names it). */
 const failedIn = (turns: readonly Turn[], i: number, j: number): boolean => turns[i].definitions.some((d) => d.kind === "function" && (turns[j].error?.trace ?? []).includes(d.name));
 
