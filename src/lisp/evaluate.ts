@@ -615,7 +615,7 @@ export async function evaluateWith(source: string, options: EvaluateOptions, sin
             const e = ours(thrown);
             const message = e instanceof ToolTimeout ? `no answer within ${e.ms} ms` : thrownMessage(thrown);
             // A tool's message may quote a hidden argument back, however short (`cvv 737 wrong`).
-            if (marks !== null && record.held !== true) data?.sentBack(undefined, message);
+            if (record.held !== true) data?.sentBack(undefined, message);
             record.error = record.held === true ? HELD_CALL : toolMessage(marks === null ? message : marks.hideBareIn(marks.hideEchoes(args, marks.hideText(message, true)), hostArgs));
             if (isLimit(e)) Object.assign(record, limitRecord(e));
             record.durationMs = now() - t0;

@@ -1078,9 +1078,9 @@ export class Marks {
    * or reversed (`"4111111111111111"` for `"4111 1111 1111 1111"`, the number 98765432 for
    * `"98765432"`, `alice.smith%40example.com`). A key is checked as its name (a batch answer keyed
    * by the emails it was given). Text equal to a hidden value that the tool was not given stays as
-   * it is, unless the result quotes hidden context (`quotesHidden`): a tool that kept a hidden
-   * value from an earlier evaluation, or holds it itself, sends it back (`sentBack`), and the
-   * strings quoting a marked one are marked as above.
+   * it is, unless the result quotes hidden context (`sentBack`, found by `quotedHidden` and read
+   * then): a tool that kept a hidden value from an earlier evaluation, or holds it itself, sends
+   * it back, and the strings quoting a marked one are marked as above.
    */
   echoed(args: Value, result: Value, sentBack = false): void {
     if (this.empty || (!sentBack && this.find(args) === undefined)) return;
@@ -1379,7 +1379,10 @@ const hiddenTextsOf = new WeakMap<object, string[]>();
  * the program's own read reports it.
  */
 export function hiddenTexts(v: unknown): string[] {
-  if (typeof v !== "object" || v === null) return textOf(v) === undefined ? [] : [textOf(v) as string];
+  if (typeof v !== "object" || v === null) {
+    const text = textOf(v);
+    return text === undefined ? [] : [text];
+  }
   const hit = hiddenTextsOf.get(v);
   if (hit !== undefined) return hit;
   const out: string[] = [];
@@ -1571,37 +1574,11 @@ function encodedEcho<T>(run: string, forms: QuoteIndex<T>): T | undefined {
 const BASE64_MIN = 12;
 /** A run a base64 writer may have written, in either alphabet (`+/` or `-_`), with its padding. */
 const BASE64_RUN = new RegExp(`[A-Za-z0-9+/_-]{${BASE64_MIN},}={0,2}`, "g");
-/** Each base64 character's value, -1 for any other. */
-const BASE64_VALUES = ((): Int8Array => {
-  const values = new Int8Array(128).fill(-1);
-  const digits = "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789";
-  for (let i = 0; i < digits.length; i++) values[digits.charCodeAt(i)] = i;
-  values[0x2b] = values[0x2d] = 62;
-  values[0x2f] = values[0x5f] = 63;
-  return values;
-})();
-const UTF8 = new TextDecoder();
 const UPPER = /[A-Z]/;
 const LOWER = /[a-z]/;
 
-/** A base64 run's bytes read as UTF-8 (bytes that make no character as U+FFFD). */
-function base64Text(run: string): string {
-  const bytes = new Uint8Array((run.length * 3) >> 2);
-  let n = 0;
-  let acc = 0;
-  let bits = 0;
-  for (let i = 0; i < run.length; i++) {
-    const v = BASE64_VALUES[run.charCodeAt(i)];
-    if (v < 0) break;
-    acc = ((acc << 6) | v) & 0x3fff;
-    bits += 6;
-    if (bits >= 8) {
-      bits -= 8;
-      bytes[n++] = (acc >> bits) & 0xff;
-    }
-  }
-  return UTF8.decode(bytes.subarray(0, n));
-}
+/** A base64 run's bytes read as UTF-8 (bytes that make no character as U+FFFD); Node's decoder reads both alphabets. */
+const base64Text = (run: string): string => Buffer.from(run, "base64").toString("utf8");
 
 /** The work hideRewritten's pieces may take, in characters compared: a million, and PIECE_WORK more per character of the message, so that it grows with the message, not faster. */
 const PIECE_BUDGET = 1_000_000;
