@@ -47,6 +47,22 @@ describe("a tool that sends back hidden context the evaluation never read", () =
     expect(JSON.stringify(r.toolCalls.map((c) => [c.result, c.error]))).not.toContain(TOKEN);
   });
 
+  // What the program derived from the token and gave the memory tool comes back quoting it (8+
+  // characters, in any case, reversed): glued, re-cased, reversed, nested in what it kept.
+  it.each([
+    ['(str "Bearer " (:token data/_creds))', "<hidden string derived from data/_creds>"],
+    ["(clojure.string/lower-case (:token data/_creds))", "<hidden string derived from data/_creds>"],
+    ["(clojure.string/reverse (:token data/_creds))", "<hidden string derived from data/_creds>"],
+    ["{:auth [(:token data/_creds)]}", "{:auth [<hidden string from data/_creds :token>]}"],
+  ])("a derived value kept in one evaluation and sent back in the next: %s", async (derived, shown) => {
+    for (const isolation of ["none", "worker"] as const) {
+      const t = tools();
+      await evaluate(`(tool/remember {:key "k" :value ${derived}})`, { ctx: CONTEXT, isolation, tools: t });
+      const r = await evaluate('(println (:value (tool/recall {:key "k"})))', { ctx: CONTEXT, isolation, tools: t });
+      expect(showStandIns(r.prints.join("\n")), isolation).toBe(shown);
+    }
+  });
+
   it("text equal to a short hidden value, and a tool's own data, still show", async () => {
     const r = await evaluate('(println (tool/whoami))', { ctx: { _env: "test", _pin: 4242 }, tools: tools() });
     expect(showStandIns(r.prints.join("\n"))).toContain(':user "ann" :key "K7Z2Q9-B3M8X4-W5R2"');
