@@ -8,7 +8,7 @@ import { defaultViewOptions, resolveViewOptions, type ViewInput, type ViewOption
 import { createMeter, outputTokens, requestPrice, type Meter, type Prompt } from "../compaction/measure.js";
 import { lookupPrice, type ModelPrice } from "../compaction/prices.js";
 import type { Json } from "../compaction/types.js";
-import { ABORTED, ContextReader, isAbortSignal, readableContext, UNLISTED_CONTEXT, defaultLimits, type ErrorInfo, MAX_TIMER_MS, evaluate, type Limits, type Marks, type Memory, print, resolveLimits, showStandIns, showStandInsIn, toHost, type ToolCallRecord, unlessAborted, type Value } from "../lisp/index.js";
+import { ABORTED, ContextReader, isAbortSignal, readableContext, UNLISTED_CONTEXT, defaultLimits, type ErrorInfo, MAX_TIMER_MS, evaluate, type HandedText, type Limits, type Marks, type Memory, print, resolveLimits, showStandIns, showStandInsIn, toHost, type ToolCallRecord, unlessAborted, type Value } from "../lisp/index.js";
 import { isTokenCount } from "../llm/args.js";
 import { cacheMarks } from "../llm/messages.js";
 import type { Llm, LlmUsage } from "../llm/types.js";
@@ -102,6 +102,8 @@ const INTERRUPTED: Readonly<Record<Interruption, string>> = {
 class AgentRun {
   private readonly turns: Turn[] = [];
   private memory: Memory = new Map();
+  /** What the run's tools have been handed of what its programs computed from hidden context (`EvaluateOptions.handed`). */
+  private handed: readonly HandedText[] = [];
   private readonly totals: UsageTotals = { inputTokens: 0, outputTokens: 0, cachedTokens: 0, llmRequests: 0 };
   private readonly nested: UsageTotals & { runs: number } = { inputTokens: 0, outputTokens: 0, cachedTokens: 0, llmRequests: 0, runs: 0 };
   /** What the history strategy's summarizer spent (compaction stats), rejected summaries included. */
@@ -543,6 +545,7 @@ class AgentRun {
       ctx: this.context,
       tools: this.session.specs(withdrawn),
       memory: this.memory,
+      ...(this.handed.length === 0 ? {} : { handed: this.handed }),
       limits,
       signal: this.controller.signal,
       isolation: this.options.isolation ?? DEFAULTS.isolation,
@@ -558,6 +561,8 @@ class AgentRun {
     this.execMs += base.usage.execMs;
     // A resumed paused turn records its calls in the saved run's order, where its requests' ids point.
     this.gate?.arrange(result.toolCalls);
+    // A failed program's calls happened too: what they were handed is kept.
+    if (result.handed !== undefined) this.handed = result.handed;
     const record = this.recorder.evaluation(result, result.marks === undefined ? undefined : resolveLimits(limits));
     let status: TurnStatus = "error";
     if (result.ok) {

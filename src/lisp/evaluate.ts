@@ -27,7 +27,7 @@ import { sortOrder } from "./core/sorted.js";
 import { compare, compareDescending } from "./equality.js";
 import { resolveIsolation, type Isolation, type ResolvedIsolation } from "./isolate/options.js";
 import { evaluateIsolated } from "./isolate/run.js";
-import { hiddenKeys, hiddenTextIndex, hiddenTexts, isHiddenKey, Marks, meetsHidden, quotedHidden, type Origin, type QuoteIndex } from "./marks.js";
+import { ECHO_MIN, type HandedText, hiddenKeys, hiddenTextIndex, hiddenTexts, isHiddenKey, Marks, meetsHidden, quotedHidden, type Origin, type QuoteIndex } from "./marks.js";
 import { againOptions, defineAgain, type Entry } from "./define-again.js";
 import { RemoteFn } from "./wire.js";
 import { anyHoldsFunction, holdsFunction } from "./holds-function.js";
@@ -156,6 +156,13 @@ export interface EvaluateOptions {
    */
   isolation?: Isolation;
   /**
+   * What earlier evaluations of the run handed its tools of what they computed from hidden context
+   * (the previous result's `handed`): a tool may keep a piece of a token and send it back now,
+   * when nothing this evaluation reads holds it. Its answers are searched for these as for hidden
+   * context itself. An agent's run carries them from turn to turn.
+   */
+  handed?: readonly HandedText[];
+  /**
    * Told each line the program outputs, as it is output (for live progress), until the output
    * limit (`maxOutputChars`) cuts in; the result's `prints` stay the record. Lines show hidden
    * values as the records do (stand-ins, see marks.ts). What it throws is ignored.
@@ -185,6 +192,8 @@ export interface EvalSuccess {
   stats: EvalStats;
   /** What this evaluation marked as hidden context, when the run has any. */
   marks?: Marks;
+  /** What this and earlier evaluations handed tools of what they computed from hidden context: the next evaluation's `handed`. */
+  handed?: readonly HandedText[];
 }
 
 export interface EvalFailure {
@@ -196,6 +205,8 @@ export interface EvalFailure {
   toolCalls: ToolCallRecord[];
   stats: EvalStats;
   marks?: Marks;
+  /** As `EvalSuccess.handed`: the calls a failed program made did happen. */
+  handed?: readonly HandedText[];
 }
 
 export type EvalResult = EvalSuccess | EvalFailure;
@@ -271,9 +282,11 @@ function runBudget(state: RunState, deadline = state.deadline, late?: () => Lisp
 interface ContextHost extends DataHost {
   /**
    * Whether a tool's result or message quotes hidden context (ECHO_MIN+ characters, in any case),
-   * read by the program or not; the keys it quotes are read now, so marked. A memory tool given a
-   * token in one evaluation and asked for it in a later one, or a host's client that holds the
-   * key itself, sends back what nothing in this evaluation marked.
+   * read by the program or not, or a text the run handed its tools (`Marks.handed`); the keys it
+   * quotes are read now, so marked, and the handed texts it quotes marked as computed from hidden
+   * context. A memory tool given a token, or a piece of one, in one evaluation and asked for it in
+   * a later one, or a host's client that holds the key itself, sends back what nothing in this
+   * evaluation marked.
    */
   sentBack(result: Value | undefined, message?: string): boolean;
 }
@@ -281,7 +294,11 @@ interface ContextHost extends DataHost {
 function dataHost(ctx: EvaluateOptions["ctx"], limits: Limits, marks: Marks | null): ContextHost | null {
   if (!ctx) return null;
   const cache = new Map<string, Value>();
-  let index: QuoteIndex<string> | undefined;
+  // Tagged with the hidden key holding the text, or the place of a handed one in `Marks.handed`.
+  let index: QuoteIndex<string | number> | undefined;
+  let handedIndexed = 0;
+  // Handed texts too short to be searched for inside others, found where a part of a result is one.
+  const shortHanded = new Map<string, number>();
   const convert = (k: string, budget: Budget): Value => (Object.hasOwn(ctx, k) ? toLisp(contextValue(ctx, k), limits.maxNestingDepth, 0, `data/${k}`, budget) : null);
   const textsOf = (k: string): Array<[string, string]> => {
     try {
@@ -312,9 +329,20 @@ function dataHost(ctx: EvaluateOptions["ctx"], limits: Limits, marks: Marks | nu
     },
     sentBack(result, message) {
       if (marks === null) return false;
-      index ??= hiddenTextIndex(Object.keys(ctx).filter(isHiddenKey).flatMap(textsOf));
-      const keys = quotedHidden(index, result, message);
+      index ??= hiddenTextIndex<string | number>(Object.keys(ctx).filter(isHiddenKey).flatMap(textsOf));
+      const handed = marks.handed;
+      for (; handedIndexed < handed.length; handedIndexed++) {
+        const text = handed[handedIndexed][0];
+        if (text.length < ECHO_MIN) shortHanded.set(text, handedIndexed);
+        else index.add(text, handedIndexed);
+      }
+      const keys = quotedHidden(index, result, message, shortHanded);
       for (const k of keys) {
+        if (typeof k === "number") {
+          // Marked as it was when handed: the echo search that follows marks what quotes it.
+          marks.carry(handed[k][0], handed[k][1]);
+          continue;
+        }
         if (cache.has(k)) continue;
         // Read now, between the program's steps (a tool's answer arrives there): the host's
         // bookkeeping, within the run's limits and not charged, as the search was.
@@ -383,7 +411,7 @@ export function evaluate(source: string, options: EvaluateOptions = {}): Promise
 }
 
 // Every option evaluate reads (the type makes the list complete).
-const OPTION_NAMES = Object.keys({ ctx: 0, ctxJson: 0, tools: 0, memory: 0, limits: 0, signal: 0, toolTimeoutMs: 0, clock: 0, isolation: 0, onPrint: 0, onToolCall: 0 } satisfies Record<keyof EvaluateOptions, 0>) as (keyof EvaluateOptions)[];
+const OPTION_NAMES = Object.keys({ ctx: 0, ctxJson: 0, tools: 0, memory: 0, limits: 0, signal: 0, toolTimeoutMs: 0, clock: 0, isolation: 0, handed: 0, onPrint: 0, onToolCall: 0 } satisfies Record<keyof EvaluateOptions, 0>) as (keyof EvaluateOptions)[];
 
 /**
  * The host's options as a plain object, each read once, here: a getter or a Proxy trap that
@@ -419,7 +447,7 @@ function wrongInput(source: unknown, options: unknown): string | null {
   const type = (x: unknown): string => (x === null ? "null" : typeof x);
   if (typeof source !== "string") return `the source must be a string, got ${type(source)}`;
   if (typeof options !== "object" || options === null) return `the options must be an object, got ${type(options)}`;
-  const { memory, clock, ctxJson, ctx, signal, toolTimeoutMs } = options as Record<string, unknown>;
+  const { memory, clock, ctxJson, ctx, signal, toolTimeoutMs, handed } = options as Record<string, unknown>;
   if (ctx !== undefined) {
     const problem = notContext(ctx);
     if (problem !== null) return `ctx must be an object of key → data, got ${problem}`;
@@ -442,7 +470,20 @@ function wrongInput(source: unknown, options: unknown): string | null {
   }
   if (clock !== undefined && typeof clock !== "function") return `clock must be a function returning milliseconds, got ${type(clock)}`;
   if (ctxJson !== undefined && typeof ctxJson !== "string") return `ctxJson must be a string of JSON, got ${type(ctxJson)}`;
+  if (handed !== undefined && !isHandedList(handed)) return "handed must be what an EvalResult's handed holds (a list of [text, origin] pairs)";
   return null;
+}
+
+/** Whether a host's `handed` reads as `EvalResult.handed` does: searching for it, and marking what quotes it, then cannot fail. */
+function isHandedList(x: unknown): x is HandedText[] {
+  return (
+    Array.isArray(x) &&
+    x.every((e: unknown) => {
+      if (!Array.isArray(e) || e.length !== 2 || typeof e[0] !== "string") return false;
+      const o: unknown = e[1];
+      return typeof o === "object" && o !== null && typeof (o as Origin).path === "string" && typeof (o as Origin).root === "string" && typeof (o as Origin).derived === "boolean";
+    })
+  );
 }
 
 /** What a ctx that is not an object of keys is, or null. */
@@ -519,15 +560,23 @@ export async function evaluateWith(source: string, options: EvaluateOptions, sin
   let marks: Marks | null = null;
   if (hidden) {
     marks = new Marks();
+    if (options.handed !== undefined) marks.handedBefore(options.handed);
     try {
       restoreMarks(marks, memory, restoring);
     } catch (e) {
       readError ??= e;
     }
   }
+  // Earlier evaluations' texts pass through a run that meets no hidden context.
+  const handedAfter = (): readonly HandedText[] | undefined => {
+    const all = marks === null ? options.handed : marks.handed;
+    return all === undefined || all.length === 0 ? undefined : [...all];
+  };
   // A failed run leaves the caller's memory as it was given.
   const failure = (e: unknown, prints: string[] = []): EvalFailure => {
     const out: EvalFailure = { ok: false, error: describeFailure(e, source), prints, memory: given, toolCalls, stats: stats() };
+    const handed = handedAfter();
+    if (handed !== undefined) out.handed = handed;
     if (marks !== null) {
       out.marks = marks;
       out.error.message = marks.hideText(out.error.message);
@@ -587,6 +636,7 @@ export async function evaluateWith(source: string, options: EvaluateOptions, sin
         out.commit();
       }
       callsOf.set(name, made);
+      marks?.gave(hostArgs);
       // What the trace and the model see: marked arguments as stand-ins; the tool gets the values.
       // The second walk is bounded like the first but not charged: it is the host's bookkeeping.
       const shown = marks === null || marks.isEmpty ? hostArgs : toolArgs(name, marks.hide(args), spec, runBudget(state));
@@ -688,6 +738,8 @@ export async function evaluateWith(source: string, options: EvaluateOptions, sin
   try {
     const ok = success(result, outcome, state, memory, prints, toolCalls, stats(), marks);
     if (marks !== null) ok.marks = marks;
+    const handed = handedAfter();
+    if (handed !== undefined) ok.handed = handed;
     return ok;
   } catch (e) {
     return failure(e instanceof LispError && e.loc === undefined ? Object.assign(e, { loc: resultLoc }) : e, prints);

@@ -510,7 +510,7 @@ function firstBelow(xs: readonly number[], x: number): number {
 const TOO_DEEP: Origin = { path: "hidden context", root: "hidden context", derived: true };
 
 /** The fewest characters of a hidden string a tool's result is searched for inside longer text. */
-const ECHO_MIN = 8;
+export const ECHO_MIN = 8;
 
 /** Each builtin as programs that may meet hidden context run it (`Marks.builtin`), made once. */
 const WRAPPED = new Map<Builtin, Builtin>();
@@ -547,6 +547,9 @@ export class Marks {
   private empty = true;
   /** Nodes left to visit marking derived values; once spent, every value counts as marked (`originOf`). */
   private budget = WALK_BUDGET;
+  /** What the run's tools were handed (`handed`): earlier evaluations' first, in order, each text once. */
+  private readonly handedTexts: HandedText[] = [];
+  private readonly handedSeen = new Set<string>();
 
   /** Whether nothing has been marked yet. */
   get isEmpty(): boolean {
@@ -1288,6 +1291,52 @@ export class Marks {
     return out;
   }
 
+  /**
+   * Notes the strings and keys of QUOTED_MIN+ characters, and numbers of ECHO_MIN+ digits,
+   * computed from hidden context that a tool is given as host data (a piece of a token,
+   * `(subs tok 0 12)`), up to HANDED_KEPT: a tool may keep one and send it back in a later
+   * evaluation, where it holds no hidden context's text to be found by (`quotedHidden`: quoted
+   * from ECHO_MIN characters, shorter ones sent back whole). What hidden context holds as it is is
+   * searched for there already.
+   */
+  gave(args: unknown): void {
+    if (this.empty) return;
+    let budget = WALK_BUDGET;
+    const look = (x: string | number): void => {
+      const o = this.prims.get(x);
+      // A number only as long as a hidden text searched for is: a count computed from hidden data is in too much later output.
+      if (o !== undefined && o.derived && this.handedTexts.length < HANDED_KEPT && (typeof x === "string" || String(x).length >= ECHO_MIN)) this.hand(String(x), o);
+    };
+    // The arguments as the tool gets them: plain data, bounded as the crossing was.
+    const walk = (x: unknown, depth: number): void => {
+      if (--budget < 0) return;
+      if (typeof x === "string" || typeof x === "number") look(x);
+      else if (Array.isArray(x) && depth <= 64) for (const y of x) walk(y, depth + 1);
+      else if (typeof x === "object" && x !== null && depth <= 64)
+        for (const [k, y] of Object.entries(x)) {
+          look(k);
+          walk(y, depth + 1);
+        }
+    };
+    walk(args, 0);
+  }
+
+  /** Takes over what earlier evaluations of the run handed its tools (`EvaluateOptions.handed`). */
+  handedBefore(texts: readonly HandedText[]): void {
+    for (const [text, o] of texts) if (this.handedTexts.length < HANDED_KEPT) this.hand(text, o);
+  }
+
+  private hand(text: string, o: Origin): void {
+    if (text.length < QUOTED_MIN || this.handedSeen.has(text)) return;
+    this.handedSeen.add(text);
+    this.handedTexts.push([text, o]);
+  }
+
+  /** What the run's tools have been handed, earlier evaluations' first: append-only, so a reader indexes only what is new. */
+  get handed(): readonly HandedText[] {
+    return this.handedTexts;
+  }
+
   /** Gives a value the mark it had on the other side of a thread boundary. */
   carry(v: Value, o: Origin): void {
     if (v === null || typeof v === "boolean") return;
@@ -1366,6 +1415,12 @@ function eachPart(v: Value, visit: (x: string | number | Keyword) => void, closu
   walk(v, 0);
 }
 
+/** A text computed from hidden context that a tool was handed, with its origin (`Marks.gave`). */
+export type HandedText = readonly [text: string, from: Origin];
+
+/** Texts a run's tools were handed that its later evaluations search tools' answers for: a bound on the work, as HIDDEN_TEXT_PARTS is. */
+const HANDED_KEPT = 20_000;
+
 /** Parts of one hidden context value searched for in a tool's answer: a bound on the work, whatever the value's size. */
 const HIDDEN_TEXT_PARTS = 20_000;
 /** `hiddenTexts` per host object: a run's later evaluations do not walk the same context again. */
@@ -1417,11 +1472,19 @@ const textOf = (x: unknown): string | undefined => {
 /** An index of `hiddenTexts` tagged with what holds them, searched for their quotes as echoes are. */
 export const hiddenTextIndex = <T>(found: Array<[string, T]>): QuoteIndex<T> => new QuoteIndex(found, true, ECHO_MIN);
 
-/** The tags of the texts `index` holds that a tool's result (its strings, keys' names and numbers) or message quotes. */
-export function quotedHidden<T>(index: QuoteIndex<T>, result: Value | undefined, message?: string): Set<T> {
+/**
+ * The tags of the texts `index` holds that a tool's result (its strings, keys' names and numbers)
+ * or message quotes, and of the texts too short to be searched for inside others (`exact`) that a
+ * part of the result is.
+ */
+export function quotedHidden<T>(index: QuoteIndex<T>, result: Value | undefined, message?: string, exact?: ReadonlyMap<string, T>): Set<T> {
   const found = new Set<T>();
   const look = (text: string): void => {
-    if (text.length < ECHO_MIN) return;
+    if (text.length < ECHO_MIN) {
+      const tag = exact?.get(text);
+      if (tag !== undefined) found.add(tag);
+      return;
+    }
     const tag = index.quote(text);
     if (tag !== undefined) found.add(tag);
   };

@@ -32,6 +32,9 @@ describe("evaluate given input of the wrong type", () => {
     // Entries made by hand: null threw a raw TypeError; plain host data read as #unknown (#fn[x] in a worker); a host function, in a worker, threw a DOMException.
     ["a memory entry that is null", "x", { memory: new Map([["x", null]]) }, 'memory entry "x" is not a definition from an EvalResult\'s memory (or restoreMemory\'s)'],
     ["a memory entry holding host data", "x", { memory: new Map([["x", { value: [1, 2, 3] }]]) }, 'memory entry "x" is not a definition from an EvalResult\'s memory (or restoreMemory\'s)'],
+    // What a host hands on by hand: a search for it, and marking what quotes it, would fail deep inside.
+    ["handed that is not a list", "1", { handed: "K7Z2Q9-B3M8X" }, "handed must be what an EvalResult's handed holds (a list of [text, origin] pairs)"],
+    ["handed texts without origins", "1", { handed: [["K7Z2Q9-B3M8X", null]] }, "handed must be what an EvalResult's handed holds (a list of [text, origin] pairs)"],
     ["a memory entry holding a host function, in a worker", "(x)", { memory: new Map([["x", { value: () => 1 }]]), isolation: "worker" }, 'memory entry "x" is not a definition from an EvalResult\'s memory (or restoreMemory\'s)'],
   ])("%s", async (_what, source, options, message) => {
     const result = await evaluate(source as string, options as EvaluateOptions);

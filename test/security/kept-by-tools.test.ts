@@ -3,10 +3,12 @@
 // the key that reports it, a message quoting it. Nothing in the later evaluation held a mark, so
 // the token went to the model as it was (a helper's review). Text merely equal to a short hidden
 // value, or a tool's own data, still shows.
+import fc from "fast-check";
 import { describe, expect, it } from "vitest";
 import { z } from "zod";
 import { SubAgent } from "../../src/agent/subagent.js";
 import { tool } from "../../src/agent/tools.js";
+import { resumeRun, saveRun } from "../../src/agent/resume.js";
 import { evaluate, type Memory } from "../../src/lisp/evaluate.js";
 import { showStandIns } from "../../src/lisp/marks.js";
 import { scriptedLlm } from "../../src/llm/scripted.js";
@@ -25,6 +27,7 @@ function tools(): Record<string, { run: (a: Record<string, unknown>) => unknown 
     recall: { run: (a) => ({ value: kept.get(String(a.key)) ?? null }) },
     whoami: { run: () => ({ user: "ann", key: TOKEN, note: `signed in with ${TOKEN.toLowerCase()} today`, env: "test" }) },
     session: { run: () => { throw new Error(`session for ${TOKEN} expired`); } },
+    expire: { run: (a) => { throw new Error(`key ${String(kept.get(String(a.key)))} expired`); } },
   };
 }
 
@@ -48,25 +51,107 @@ describe("a tool that sends back hidden context the evaluation never read", () =
   });
 
   // What the program derived from the token and gave the memory tool comes back quoting it (8+
-  // characters, in any case, reversed): glued, re-cased, reversed, nested in what it kept.
+  // characters, in any case, reversed): glued, re-cased, reversed, nested in what it kept; and a
+  // piece of it, which holds no hidden text, found as what the run handed its tools (`handed`).
   it.each([
     ['(str "Bearer " (:token data/_creds))', "<hidden string derived from data/_creds>"],
     ["(clojure.string/lower-case (:token data/_creds))", "<hidden string derived from data/_creds>"],
     ["(clojure.string/reverse (:token data/_creds))", "<hidden string derived from data/_creds>"],
     ["{:auth [(:token data/_creds)]}", "{:auth [<hidden string from data/_creds :token>]}"],
+    ["(subs (:token data/_creds) 0 12)", "<hidden string derived from data/_creds>"],
+    ["(subs (:token data/_creds) 7)", "<hidden string derived from data/_creds>"],
+    ['(str "#" (subs (:token data/_creds) 3 12) "#")', "<hidden string derived from data/_creds>"],
+    ['(clojure.string/join "" (take 10 (:token data/_creds)))', "<hidden string derived from data/_creds>"],
+    ["[(subs (:token data/_creds) 0 9) 12345]", "[<hidden string derived from data/_creds> 12345]"],
+    // Too short to be searched for inside other text: sent back whole.
+    ["(subs (:token data/_creds) 0 6)", "<hidden string derived from data/_creds>"],
+    ["{:last4 (subs (:token data/_creds) 14)}", "{:last4 <hidden string derived from data/_creds>}"],
   ])("a derived value kept in one evaluation and sent back in the next: %s", async (derived, shown) => {
     for (const isolation of ["none", "worker"] as const) {
       const t = tools();
-      await evaluate(`(tool/remember {:key "k" :value ${derived}})`, { ctx: CONTEXT, isolation, tools: t });
-      const r = await evaluate('(println (:value (tool/recall {:key "k"})))', { ctx: CONTEXT, isolation, tools: t });
-      expect(showStandIns(r.prints.join("\n")), isolation).toBe(shown);
+      const first = await evaluate(`(tool/remember {:key "k" :value ${derived}})`, { ctx: CONTEXT, isolation, tools: t });
+      const r = await evaluate('(println (:value (tool/recall {:key "k"})))\n(println (try (tool/expire {:key "k"}) (catch e (ex-message e))))', { ctx: CONTEXT, isolation, tools: t, ...(first.handed === undefined ? {} : { handed: first.handed }) });
+      const out = showStandIns(r.prints.join("\n"));
+      expect(out.split("\n")[0], isolation).toBe(shown);
+      expect(leaks(out, fragments([TOKEN])), isolation).toEqual([]);
+      expect(JSON.stringify(r.toolCalls.map((c) => [c.result, c.error])), isolation).not.toMatch(/K7Z2|2Q9-|B3M8|W5R2/);
     }
+  });
+
+  // The adversary: a piece of the token the program cut, re-cased, glued or reversed, kept by a
+  // memory tool inside other data, and sent back in a later evaluation whole, re-cased, reversed
+  // or quoted in a sentence. A piece of 8+ characters is found however it comes back; a shorter
+  // one only whole, as it was kept.
+  it("a property: no piece of the token a memory tool kept shows in a later evaluation", async () => {
+    const derive = fc.oneof(
+      fc.tuple(fc.nat(TOKEN.length - 4), fc.integer({ min: 4, max: TOKEN.length })).map(([a, n]) => [`(subs tok ${a} ${Math.min(TOKEN.length, a + n)})`, Math.min(TOKEN.length, a + n) - a] as const),
+      fc.integer({ min: 8, max: TOKEN.length }).map((n) => [`(clojure.string/upper-case (subs tok 0 ${n}))`, n] as const),
+      fc.integer({ min: 8, max: TOKEN.length }).map((n) => [`(clojure.string/reverse (subs tok ${TOKEN.length - n}))`, n] as const),
+      fc.integer({ min: 8, max: TOKEN.length }).map((n) => [`(str "id:" (subs tok 1 ${n}))`, n + 2] as const),
+    );
+    const wrap = fc.constantFrom((v: string) => v, (v: string) => `[1 ${v}]`, (v: string) => `{:k ${v} :n 2}`);
+    const sendBack = fc.constantFrom<[string, (v: unknown) => unknown, boolean]>(
+      ["whole", (v) => v, true],
+      ["re-cased", (v) => JSON.parse(JSON.stringify(v).toLowerCase()), false],
+      ["in a sentence", (v) => `you kept ${JSON.stringify(v)} earlier`, false],
+    );
+    await fc.assert(
+      fc.asyncProperty(derive, wrap, sendBack, async ([piece, length], wrapped, [, back, whole]) => {
+        fc.pre(length >= 8 || whole);
+        let kept: unknown = null;
+        const t = { keep: { run: (a: Record<string, unknown>) => void (kept = a.v) }, give: { run: () => back(kept) } };
+        const first = await evaluate(`(let [tok (:token data/_creds)] (tool/keep {:v ${wrapped(piece)}}))`, { ctx: CONTEXT, tools: t });
+        expect(first.ok).toBe(true);
+        const r = await evaluate("(println (tool/give))", { ctx: CONTEXT, tools: t, ...(first.handed === undefined ? {} : { handed: first.handed }) });
+        const out = showStandIns(r.prints.join("\n")) + JSON.stringify(r.toolCalls.map((c) => c.result));
+        expect(leaks(out, fragments([TOKEN]))).toEqual([]);
+      }),
+      { numRuns: 150 },
+    );
+  });
+
+  it("what the run handed its tools is carried over: each result holds the earlier ones and its own, once each", async () => {
+    const t = tools();
+    const one = await evaluate('(tool/remember {:key "a" :value (subs (:token data/_creds) 0 12)})', { ctx: CONTEXT, tools: t });
+    // Not a plain text, a count computed from hidden context (in too much later output), a piece under 4 characters.
+    const two = await evaluate('(tool/remember {:key "b" :value (subs (:token data/_creds) 5)})\n(tool/remember {:key "c" :value (subs (:token data/_creds) 0 12)})\n(tool/remember {:key "d" :value "plain text here"})\n(tool/remember {:key "e" :value [(count (:token data/_creds)) (subs (:token data/_creds) 0 3)]})', { ctx: CONTEXT, tools: t, handed: one.handed });
+    expect(one.handed?.map(([text]) => text)).toEqual([TOKEN.slice(0, 12)]);
+    expect(two.handed?.map(([text]) => text)).toEqual([TOKEN.slice(0, 12), TOKEN.slice(5)]);
+    expect(two.handed?.every(([, from]) => from.derived && from.root === "data/_creds")).toBe(true);
+    // A failed evaluation's calls happened: what they were handed is kept too.
+    const failed = await evaluate('(tool/remember {:key "f" :value (subs (:token data/_creds) 2 11)})\n(/ 1 nil)', { ctx: CONTEXT, tools: t, handed: two.handed });
+    expect(failed.ok).toBe(false);
+    expect(failed.handed?.map(([text]) => text)).toEqual([TOKEN.slice(0, 12), TOKEN.slice(5), TOKEN.slice(2, 11)]);
   });
 
   it("text equal to a short hidden value, and a tool's own data, still show", async () => {
     const r = await evaluate('(println (tool/whoami))', { ctx: { _env: "test", _pin: 4242 }, tools: tools() });
     expect(showStandIns(r.prints.join("\n"))).toContain(':user "ann" :key "K7Z2Q9-B3M8X4-W5R2"');
     expect(showStandIns(r.prints.join("\n"))).toContain(':env "test"');
+  });
+
+  it("across turns of a run and its resume, in both views and isolations: no prompt, and not the trace, holds a piece of the token a memory tool kept", async () => {
+    for (const compressHistory of [false, true])
+      for (const isolation of ["none", "worker"] as const) {
+        const t = tools();
+        const agentTools = {
+          remember: tool({ description: "Keeps a value under a key.", input: z.object({ key: z.string(), value: z.unknown() }), run: t.remember.run }),
+          recall: tool({ description: "The value kept under a key.", input: z.object({ key: z.string() }), run: t.recall.run }),
+        };
+        const replies = [code('(tool/remember {:key "auth" :value (subs (:token data/_creds) 0 12)})\n(println "kept")'), code('(println "next")'), code('(def v (tool/recall {:key "auth"}))\n(println v)'), code("(return (count (:value v)))")];
+        const agent = SubAgent.create({ prompt: "Keep part of the token, then read it back.", maxTurns: 5, tools: agentTools });
+        // Stopped when its model stops answering after two turns.
+        const stopped = await SubAgent.run(agent, { llm: scriptedLlm(replies.slice(0, 2)), context: CONTEXT, compressHistory, isolation });
+        expect(stopped.turns).toHaveLength(2);
+        const live = scriptedLlm(replies.slice(2));
+        const step = await resumeRun(agent, saveRun(stopped, agent, { compressHistory }), { llm: live, context: CONTEXT, compressHistory, isolation });
+        const label = `compressHistory ${compressHistory}, ${isolation}`;
+        expect(step.ok ? step.value : `${step.fail.reason}: ${step.fail.message}`, label).toBe(12);
+        const prompts = live.requests.flatMap((r) => r.messages.map((m) => m.content)).join("\n");
+        expect(prompts, label).toContain("{:value <hidden string derived from data/_creds>}");
+        expect(leaks(prompts, fragments([TOKEN])), label).toEqual([]);
+        expect(traceToJson(step.trace), label).not.toMatch(/K7Z2|2Q9-|B3M8/);
+      }
   });
 
   it("across turns of a run, in both views: no prompt, and not the trace, holds the token a memory tool kept", async () => {

@@ -3,7 +3,7 @@
 // (A run's fuel counter is shared memory, which the clone shares rather than copies.)
 import { LispError, type ErrorInfo } from "../errors.js";
 import type { Limits } from "../limits.js";
-import type { Origin } from "../marks.js";
+import type { HandedText, Origin } from "../marks.js";
 import type { Wire } from "../wire.js";
 
 /** A value too deeply nested to cross between the threads: a stack overflow writing or reading its message. */
@@ -45,6 +45,8 @@ export interface RunMessage {
   /** The context as JSON text, parsed by the run in the worker (`EvaluateOptions.ctxJson`). */
   ctxJson?: string;
   tools: ToolInfo[];
+  /** What earlier evaluations handed their tools (`EvaluateOptions.handed`), searched for in the tools' answers. */
+  handed?: readonly HandedText[];
   /** Memory the worker kept from an earlier run (by id), or sent whole. */
   memory: { kept: number } | { entries: MemoryEntryWire[] };
   limits?: Partial<Limits>;

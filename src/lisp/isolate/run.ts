@@ -43,6 +43,16 @@ export async function evaluateIsolated(source: string, options: EvaluateOptions,
   // a finished call from its record). Only in a run that cannot meet hidden context: which parts
   // of a result the program's marks hide (text equal to a hidden value it read) is known in the worker.
   const answered = options.ctxJson === undefined && !meetsHidden(options.ctx, memory) ? new Map<ToolCallRecord, Value>() : null;
+  // The strings and numbers the worker's run has marked, told with each call: a tool's error
+  // message is hidden with them as the run's own record of the call hides it (Marks.hideText),
+  // for the events heard while it runs and the records kept if its worker is ended. What the
+  // calls were handed (`Marks.gave`) is noted here too, so a run whose worker is ended reports it.
+  let marked: Marks | null = null;
+  const handed = (r: EvalResult): EvalResult => {
+    const all = marked === null ? options.handed : marked.handed;
+    if (all !== undefined && all.length > 0) r.handed = [...all];
+    return r;
+  };
   const failure = (error: ErrorInfo): EvalFailure => {
     for (const [record, value] of answered ?? []) {
       if (record.result !== undefined || record.error !== undefined) continue;
@@ -56,7 +66,7 @@ export async function evaluateIsolated(source: string, options: EvaluateOptions,
     const out: EvalFailure = { ok: false, error, prints, memory, toolCalls: calls, stats: { fuelUsed: fuel[0], durationMs: performance.now() - started } };
     // Stand-ins in what was printed or passed are shown as such by whoever reads the marks.
     if (prints.some((l) => l.includes(STAND_IN_OPEN)) || standIns) out.marks = new Marks();
-    return out;
+    return handed(out) as EvalFailure;
   };
   let limits: Limits;
   let ctx: CtxEntry[] | null;
@@ -94,10 +104,6 @@ export async function evaluateIsolated(source: string, options: EvaluateOptions,
 
   const onToolCall = quietly(options.onToolCall);
   const onPrint = whileWhole(out, quietly(options.onPrint));
-  // The strings and numbers the worker's run has marked, told with each call: a tool's error
-  // message is hidden with them as the run's own record of the call hides it (Marks.hideText),
-  // for the events heard while it runs and the records kept if its worker is ended.
-  let marked: Marks | null = null;
   const shownError = (text: string, args: Record<string, unknown>, shown: Record<string, unknown> | undefined): string => {
     const hidden = marked === null ? text : marked.hideText(text, true);
     const rewritten = shown === undefined ? hidden : hideArgs(hidden, args, shown);
@@ -180,9 +186,13 @@ export async function evaluateIsolated(source: string, options: EvaluateOptions,
           const record: ToolCallRecord = { name: m.name, args: m.shown ?? m.args, durationMs: 0, ...(m.size === undefined ? {} : { size: m.size }) };
           if (m.shown !== undefined) standIns = true;
           if (m.marks !== undefined) {
-            marked ??= new Marks();
+            if (marked === null) {
+              marked = new Marks();
+              if (options.handed !== undefined) marked.handedBefore(options.handed);
+            }
             for (const [v, o] of m.marks) marked.carry(v, o);
           }
+          marked?.gave(m.args);
           calls.push(record);
           const report = reporter(record, spec, onToolCall);
           const t0 = performance.now();
@@ -250,12 +260,13 @@ export async function evaluateIsolated(source: string, options: EvaluateOptions,
           return;
         }
         case "done":
-          finish(result(m, memory, w, started, calls), true);
+          finish(handed(result(m, memory, w, started, calls)), true);
           return;
       }
     };
     signal?.addEventListener("abort", onAbort, { once: true });
     const run: RunMessage = { type: "run", source, ctx, tools: infos, memory: sent, limits: options.limits, toolTimeoutMs: options.toolTimeoutMs, fuel };
+    if (options.handed !== undefined && options.handed.length > 0) run.handed = options.handed;
     if (options.ctxJson !== undefined) {
       // Context given as text goes as text, and the worker parses it: the hard stop counts from
       // here, so copying a large text across (a native call on each side) is the run's time too.

@@ -192,6 +192,7 @@ async function start(m: RunMessage): Promise<void> {
   const options: EvaluateOptions = { tools, memory: await memoryOf(m, ctx), limits: m.limits, toolTimeoutMs: m.toolTimeoutMs, onToolCall };
   if (ctx !== undefined) options.ctx = ctx;
   if (m.ctxJson !== undefined) options.ctxJson = m.ctxJson;
+  if (m.handed !== undefined) options.handed = m.handed;
   records.length = 0;
   told = 0;
   send({ type: "running", running: true });
