@@ -1128,13 +1128,7 @@ export class Marks {
       if (o !== undefined || compacts === null) return o;
       const c = compactText(text);
       const found = c.length >= ECHO_MIN ? compacts.quote(c) : undefined;
-      if (found !== undefined || text.length < BASE64_MIN || !UPPER.test(text) || !LOWER.test(text)) return found;
-      // Sent back in base64 (a request's `Authorization: Basic` header).
-      for (const [run] of text.matchAll(BASE64_RUN)) {
-        const e = encodedEcho(run, compacts);
-        if (e !== undefined) return e;
-      }
-      return undefined;
+      return found ?? encodedIn(text, compacts);
     };
     eachPart(result, (x) => {
       if (x instanceof Keyword) {
@@ -1609,28 +1603,68 @@ export function hideRewritten(text: string, given: Array<[string | number, strin
 }
 
 /**
- * `text` with each base64 run whose letters and digits, decoded, hold a hidden argument's
+ * `text` with each base64 or hex run whose letters and digits, decoded, hold a hidden argument's
  * (ECHO_MIN+ of them, forwards or reversed) replaced by its stand-in: a message quoting the
- * request it failed on shows an `Authorization: Basic` header, `user:password` in base64.
+ * request it failed on shows an `Authorization: Basic` header, `user:password` in base64, or the
+ * bytes it sent as hex.
  */
 function hideEncoded(text: string, given: Array<[string | number, string]>): string {
   let forms: QuoteIndex<string> | undefined;
-  return text.replace(BASE64_RUN, (run) => {
+  const hidden = (run: string, decoded: (run: string) => readonly string[]): string => {
     if (forms === undefined) {
       const found: Array<[string, string]> = [];
       for (const [value, shown] of given) compactForms(String(value), shown, found);
       forms = new QuoteIndex(found, false, ECHO_MIN);
     }
-    return encodedEcho(run, forms) ?? run;
-  });
+    return decodedEcho(run, decoded, forms) ?? run;
+  };
+  return text.replace(BASE64_RUN, (run) => hidden(run, base64Text)).replace(HEX_RUN, (run) => hidden(run, hexText));
 }
 
-/** What a base64 run's decoded letters and digits hold of `forms` (compact texts, tagged), if 8+ of them. */
-function encodedEcho<T>(run: string, forms: QuoteIndex<T>): T | undefined {
-  // Base64 of text mixes cases; ids (a UUID, a hex digest) and words joined by `-` or `_` do not, and are not decoded.
-  if (!UPPER.test(run) || !LOWER.test(run)) return undefined;
-  const c = compactText(base64Text(run));
-  return c.length >= ECHO_MIN ? forms.quote(c) : undefined;
+/** What a base64 or hex run of `text` holds of `forms` (compact texts, tagged) once decoded, if 8+ letters and digits of one. */
+function encodedIn<T>(text: string, forms: QuoteIndex<T>): T | undefined {
+  if (text.length >= BASE64_MIN && UPPER.test(text) && LOWER.test(text)) {
+    // Sent back in base64 (a request's `Authorization: Basic` header).
+    for (const [run] of text.matchAll(BASE64_RUN)) {
+      const e = decodedEcho(run, base64Text, forms);
+      if (e !== undefined) return e;
+    }
+  }
+  if (text.length >= HEX_MIN) {
+    // Sent back as the bytes' hex (a payload, a dump).
+    for (const [run] of text.matchAll(HEX_RUN)) {
+      const e = decodedEcho(run, hexText, forms);
+      if (e !== undefined) return e;
+    }
+  }
+  return undefined;
+}
+
+/** What a run's decoded letters and digits hold of `forms`, if 8+ of them, in any of its readings. */
+function decodedEcho<T>(run: string, decoded: (run: string) => readonly string[], forms: QuoteIndex<T>): T | undefined {
+  for (const text of decoded(run)) {
+    const c = compactText(text);
+    const found = c.length >= ECHO_MIN ? forms.quote(c) : undefined;
+    if (found !== undefined) return found;
+  }
+  return undefined;
+}
+
+/** The fewest hex digits of a run that is decoded: 8 bytes. */
+const HEX_MIN = 16;
+/** Bytes as hex, one case, together, or apart as a dump writes them (`4b 37`, `4b:37`, `\x4b\x37`). */
+const HEX_RUN = /[0-9a-f]{16,}|[0-9A-F]{16,}|[0-9a-f]{2}(?:[ :][0-9a-f]{2}){7,}|[0-9A-F]{2}(?:[ :][0-9A-F]{2}){7,}|(?:\\x[0-9a-fA-F]{2}){8,}/g;
+const NOT_HEX = /\\x|[ :]/g;
+
+/**
+ * A hex run's bytes read as UTF-8 (bytes that make no character as U+FFFD, which compactText
+ * drops: a token inside binary bytes is still read); a run of an odd number of digits, which may
+ * follow a stray hex digit (`a4b37...`), is read from its second digit too.
+ */
+function hexText(run: string): string[] {
+  const digits = run.replace(NOT_HEX, "");
+  const read = (from: number): string => Buffer.from(digits.slice(from, digits.length - ((digits.length - from) % 2)), "hex").toString("utf8");
+  return digits.length % 2 === 1 ? [read(0), read(1)] : [read(0)];
 }
 
 /** The fewest characters of a base64 run that is decoded: 9 bytes. */
@@ -1641,7 +1675,7 @@ const UPPER = /[A-Z]/;
 const LOWER = /[a-z]/;
 
 /** A base64 run's bytes read as UTF-8 (bytes that make no character as U+FFFD); Node's decoder reads both alphabets. */
-const base64Text = (run: string): string => Buffer.from(run, "base64").toString("utf8");
+const base64Text = (run: string): string[] => [Buffer.from(run, "base64").toString("utf8")];
 
 /** The work hideRewritten's pieces may take, in characters compared: a million, and PIECE_WORK more per character of the message, so that it grows with the message, not faster. */
 const PIECE_BUDGET = 1_000_000;

@@ -136,7 +136,7 @@ describe("a hidden argument sent back escaped", () => {
   /** The message as a reader would take it: escapes read back, so that a leak cannot hide behind one. */
   /** `&`, `<`, `>`, `"` and `'` as HTML writes them. */
   const html = (s: string): string => s.replace(/[&<>"']/g, (ch) => ({ "&": "&amp;", "<": "&lt;", ">": "&gt;", '"': "&quot;", "'": "&#39;" })[ch] as string);
-  const unescaped = (s: string): string => s.replace(/&(?:#(\d+)|#x([0-9a-fA-F]+)|(amp|lt|gt|quot|apos));/g, (_, d?: string, x?: string, n?: string) => (n !== undefined ? ({ amp: "&", lt: "<", gt: ">", quot: '"', apos: "'" })[n] as string : String.fromCodePoint(d !== undefined ? Number(d) : parseInt(x as string, 16)))).replace(/\\u([0-9a-fA-F]{4})/g, (_, h: string) => String.fromCharCode(parseInt(h, 16))).replace(/(?:%[0-9A-Fa-f]{2})+/g, (m) => { try { return decodeURIComponent(m); } catch { return m; } });
+  const unescaped = (s: string): string => s.replace(/&(?:#(\d+)|#x([0-9a-fA-F]+)|(amp|lt|gt|quot|apos));/g, (_, d?: string, x?: string, n?: string) => (n !== undefined ? ({ amp: "&", lt: "<", gt: ">", quot: '"', apos: "'" })[n] as string : String.fromCodePoint(d !== undefined ? Number(d) : parseInt(x as string, 16)))).replace(/\\u([0-9a-fA-F]{4})/g, (_, h: string) => String.fromCharCode(parseInt(h, 16))).replace(/(?:%[0-9A-Fa-f]{2})+/g, (m) => { try { return decodeURIComponent(m); } catch { return m; } }).replace(/(?:(?:\\x)?[0-9a-fA-F]{2}[ :]?){8,}/g, (m) => Buffer.from(m.replace(/\\x|[ :]/g, ""), "hex").toString("utf8"));
   /** Text with its accents folded away: a leak of a value is looked for in both as they would read it. */
   const unaccented = (s: string): string => s.normalize("NFD").replace(/\p{M}/gu, "").normalize("NFC");
   // Only fragments holding a letter or digit: separators and symbols before or after the hidden
@@ -157,6 +157,11 @@ describe("a hidden argument sent back escaped", () => {
     ["base64", (s) => Buffer.from(s).toString("base64")],
     ["base64url", (s) => Buffer.from(s).toString("base64url")],
     ["in a Basic header", (s) => `Authorization: Basic ${Buffer.from(`alice:${s}`).toString("base64")}`],
+    ["hex", (s) => Buffer.from(s).toString("hex")],
+    ["upper-case hex", (s) => Buffer.from(s).toString("hex").toUpperCase()],
+    ["a hex dump", (s) => (Buffer.from(s).toString("hex").match(/../g) as string[]).join(" ")],
+    ["\\x escapes", (s) => (Buffer.from(s).toString("hex").match(/../g) as string[]).map((b) => `\\x${b}`).join("")],
+    ["hex after a hex digit", (s) => `a${Buffer.from(s).toString("hex")}`],
   ];
 
   it.each(ENCODINGS.flatMap(([how, encode]) => ["José García-Müller", "𝐀𝐁𝐂𝐃𝐄𝐅𝐆𝐇", "Ωμέγα Δέλτα Ψ", "Дмитрий Иванов", "山田太郎さん様です", `Tr0ub4dor&3-"horse's"`].map((v) => [how, v, encode] as const)))("%s: %s", (_how, value, encode) => {
@@ -197,7 +202,7 @@ describe("a hidden argument sent back escaped", () => {
   it.each(["none", "worker"] as const)("in a tool's result and its error (isolation %s)", async (isolation) => {
     const names = { _name: "Zoë Ångström-Müller", _short: "José", _pw: "Tr0ub4dor&3-horse" };
     const find = {
-      run: (a: Record<string, unknown>) => ({ nfd: String(a.name).normalize("NFD"), folded: unaccented(String(a.name)), short: String(a.short).normalize("NFD"), page: `<p>Welcome ${html(String(a.pw))}</p>`, basic: `Basic ${Buffer.from(`alice:${String(a.pw)}`).toString("base64")}` }),
+      run: (a: Record<string, unknown>) => ({ nfd: String(a.name).normalize("NFD"), folded: unaccented(String(a.name)), short: String(a.short).normalize("NFD"), page: `<p>Welcome ${html(String(a.pw))}</p>`, basic: `Basic ${Buffer.from(`alice:${String(a.pw)}`).toString("base64")}`, hex: `payload 0x${Buffer.from(String(a.pw)).toString("hex")}` }),
     };
     const fail = { run: (a: Record<string, unknown>) => { throw new Error(`no customer named ${String(a.name).normalize("NFD")}`); } };
     const program = "(println (try (tool/fail {:name data/_name}) (catch e (ex-message e))))\n(println (tool/find {:name data/_name :short data/_short :pw data/_pw}))";
@@ -205,7 +210,7 @@ describe("a hidden argument sent back escaped", () => {
     const out = showStandIns(r.prints.join("\n"));
     expect(out).toBe(
       "tool/fail failed: no customer named <hidden string from data/_name>\n" +
-        "{:nfd <hidden string derived from data/_name> :folded <hidden string derived from data/_name> :short <hidden string derived from data/_short> :page <hidden string derived from data/_pw> :basic <hidden string derived from data/_pw>}",
+        "{:nfd <hidden string derived from data/_name> :folded <hidden string derived from data/_name> :short <hidden string derived from data/_short> :page <hidden string derived from data/_pw> :basic <hidden string derived from data/_pw> :hex <hidden string derived from data/_pw>}",
     );
     for (const v of Object.values(names)) expect(leaked(out, v)).toEqual([]);
   });
