@@ -27,7 +27,8 @@ import { sortOrder } from "./core/sorted.js";
 import { compare, compareDescending } from "./equality.js";
 import { resolveIsolation, type Isolation, type ResolvedIsolation } from "./isolate/options.js";
 import { evaluateIsolated } from "./isolate/run.js";
-import { ECHO_MIN, type HandedText, hiddenKeys, hiddenTextIndex, hiddenTexts, isHiddenKey, Marks, meetsHidden, quotedHidden, type Origin, type QuoteIndex } from "./marks.js";
+import { type HandedText, hiddenKeys, isHiddenKey, Marks, meetsHidden, type Origin, type SentBack } from "./marks.js";
+import { sentBackSearch, type SentBackSearch } from "./sent-back.js";
 import { againOptions, defineAgain, type Entry } from "./define-again.js";
 import { RemoteFn } from "./wire.js";
 import { anyHoldsFunction, holdsFunction } from "./holds-function.js";
@@ -281,33 +282,19 @@ function runBudget(state: RunState, deadline = state.deadline, late?: () => Lisp
 /** The context as the program reads it, and as a tool's answer is searched for hidden context in. */
 interface ContextHost extends DataHost {
   /**
-   * Whether a tool's result or message quotes hidden context (ECHO_MIN+ characters, in any case),
-   * read by the program or not, or a text the run handed its tools (`Marks.handed`); the keys it
-   * quotes are read now, so marked, and the handed texts it quotes marked as computed from hidden
-   * context. A memory tool given a token, or a piece of one, in one evaluation and asked for it in
-   * a later one, or a host's client that holds the key itself, sends back what nothing in this
-   * evaluation marked.
+   * The hidden texts a tool's result or message sends back (`sentBackSearch`), with their
+   * origins; the keys it quotes are read now, so marked.
    */
-  sentBack(result: Value | undefined, message?: string): boolean;
+  sentBack(result: Value | undefined, message?: string): readonly SentBack[];
 }
+
+const NOTHING_SENT_BACK: readonly SentBack[] = [];
 
 function dataHost(ctx: EvaluateOptions["ctx"], limits: Limits, marks: Marks | null): ContextHost | null {
   if (!ctx) return null;
   const cache = new Map<string, Value>();
-  // Tagged with the hidden key holding the text, or the place of a handed one in `Marks.handed`.
-  let index: QuoteIndex<string | number> | undefined;
-  let handedIndexed = 0;
-  // Handed texts too short to be searched for inside others, found where a part of a result is one.
-  const shortHanded = new Map<string, number>();
+  let search: SentBackSearch | undefined;
   const convert = (k: string, budget: Budget): Value => (Object.hasOwn(ctx, k) ? toLisp(contextValue(ctx, k), limits.maxNestingDepth, 0, `data/${k}`, budget) : null);
-  const textsOf = (k: string): Array<[string, string]> => {
-    try {
-      return hiddenTexts(contextValue(ctx, k)).map((t) => [t, k]);
-    } catch {
-      // What cannot be read is not searched for; a read by the program reports it.
-      return [];
-    }
-  };
   const host: ContextHost = {
     has: (k) => Object.hasOwn(ctx, k),
     keys: () => Object.keys(ctx),
@@ -328,22 +315,9 @@ function dataHost(ctx: EvaluateOptions["ctx"], limits: Limits, marks: Marks | nu
       return v;
     },
     sentBack(result, message) {
-      if (marks === null) return false;
-      index ??= hiddenTextIndex<string | number>(Object.keys(ctx).filter(isHiddenKey).flatMap(textsOf));
-      const handed = marks.handed;
-      for (; handedIndexed < handed.length; handedIndexed++) {
-        const text = handed[handedIndexed][0];
-        if (text.length < ECHO_MIN) shortHanded.set(text, handedIndexed);
-        else index.add(text, handedIndexed);
-      }
-      const keys = quotedHidden(index, result, message, shortHanded);
-      for (const k of keys) {
-        if (typeof k === "number") {
-          // Marked as it was when handed: the echo search that follows marks what quotes it.
-          marks.carry(handed[k][0], handed[k][1]);
-          continue;
-        }
-        if (cache.has(k)) continue;
+      if (marks === null) return NOTHING_SENT_BACK;
+      search ??= sentBackSearch(ctx, marks, (k) => {
+        if (cache.has(k)) return;
         // Read now, between the program's steps (a tool's answer arrives there): the host's
         // bookkeeping, within the run's limits and not charged, as the search was.
         try {
@@ -353,8 +327,8 @@ function dataHost(ctx: EvaluateOptions["ctx"], limits: Limits, marks: Marks | nu
         } catch {
           // Past the limits the program's own read would stop at: what was marked stays marked.
         }
-      }
-      return keys.size > 0;
+      });
+      return search(result, message);
     },
   };
   return host;
@@ -653,7 +627,7 @@ export async function evaluateWith(source: string, options: EvaluateOptions, sin
             // A tool's result is not computed from its arguments by the interpreter; only a
             // string that echoes a marked one (a token sent back, in any case) is hidden.
             if (resultHidden) marks?.taint(value, args);
-            marks?.echoed(args, value, data?.sentBack(value) === true);
+            marks?.echoed(args, value, data?.sentBack(value));
             // Within the run's own limits (a host may raise them), not charged: the host's bookkeeping.
             record.result = toHost(marks === null ? value : marks.hide(value), limits.maxNestingDepth, new Budget(limits));
             record.value = value;
@@ -665,8 +639,8 @@ export async function evaluateWith(source: string, options: EvaluateOptions, sin
             const e = ours(thrown);
             const message = e instanceof ToolTimeout ? `no answer within ${e.ms} ms` : thrownMessage(thrown);
             // A tool's message may quote a hidden argument back, however short (`cvv 737 wrong`).
-            if (record.held !== true) data?.sentBack(undefined, message);
-            record.error = record.held === true ? HELD_CALL : toolMessage(marks === null ? message : marks.hideBareIn(marks.hideEchoes(args, marks.hideText(message, true)), hostArgs));
+            const back = record.held === true ? undefined : data?.sentBack(undefined, message);
+            record.error = record.held === true ? HELD_CALL : toolMessage(marks === null ? message : marks.hideBareIn(marks.hideEchoes(args, marks.hideText(message, true), back), hostArgs));
             if (isLimit(e)) Object.assign(record, limitRecord(e));
             record.durationMs = now() - t0;
             report.end();

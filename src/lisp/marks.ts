@@ -510,7 +510,7 @@ function firstBelow(xs: readonly number[], x: number): number {
 const TOO_DEEP: Origin = { path: "hidden context", root: "hidden context", derived: true };
 
 /** The fewest characters of a hidden string a tool's result is searched for inside longer text. */
-export const ECHO_MIN = 8;
+const ECHO_MIN = 8;
 
 /** Each builtin as programs that may meet hidden context run it (`Marks.builtin`), made once. */
 const WRAPPED = new Map<Builtin, Builtin>();
@@ -1081,12 +1081,13 @@ export class Marks {
    * or reversed (`"4111111111111111"` for `"4111 1111 1111 1111"`, the number 98765432 for
    * `"98765432"`, `alice.smith%40example.com`). A key is checked as its name (a batch answer keyed
    * by the emails it was given). Text equal to a hidden value that the tool was not given stays as
-   * it is, unless the result quotes hidden context (`sentBack`, found by `quotedHidden` and read
+   * it is, unless the result sends hidden context back (`back`, found by `HiddenSearch` and read
    * then): a tool that kept a hidden value from an earlier evaluation, or holds it itself, sends
-   * it back, and the strings quoting a marked one are marked as above.
+   * it back; those texts are searched for as the arguments' are, and the strings quoting a marked
+   * one are marked as above.
    */
-  echoed(args: Value, result: Value, sentBack = false): void {
-    if (this.empty || (!sentBack && this.find(args) === undefined)) return;
+  echoed(args: Value, result: Value, back: readonly SentBack[] = NOTHING_SENT_BACK): void {
+    if (this.empty || (back.length === 0 && this.find(args) === undefined)) return;
     const given = new Map<string, Origin>();
     const compact: Array<[string, Origin]> = [];
     // Small values of hidden collections the tool was given: marked only if it sends them back.
@@ -1111,6 +1112,12 @@ export class Marks {
       }
     };
     collect(args, undefined, 0);
+    // Hidden context it sent back without being given it: searched for as if it had been.
+    for (const [value, o] of back) {
+      const text = String(value);
+      given.set(composed(text).toLowerCase(), o);
+      compactForms(text, o, compact);
+    }
     // Quotes of a marked string, whole or cut short (`token K7Z2Q9-B3M8… rejected`, as a tool's
     // error message is searched for them), and compact forms: each looked up by its first
     // ECHO_MIN characters at every place in the text, so a result is searched in one pass however
@@ -1157,8 +1164,8 @@ export class Marks {
     return ix.index;
   }
 
-  /** A tool's message with the hidden arguments it sends back rewritten as stand-ins (`hideRewritten`). */
-  hideEchoes(args: Value, text: string): string {
+  /** A tool's message with the hidden arguments it sends back, and the hidden context it sent back without them (`back`), rewritten as stand-ins (`hideRewritten`). */
+  hideEchoes(args: Value, text: string, back: readonly SentBack[] = NOTHING_SENT_BACK): string {
     if (this.empty) return text;
     const given: Array<[string | number, string]> = [];
     eachPart(args, (x) => {
@@ -1166,6 +1173,8 @@ export class Marks {
       const o = this.prims.get(x);
       if (o !== undefined) given.push([x, standIn(typeName(x), o)]);
     });
+    // Named as the arguments name them when they hold it too (a hidden number is an integer there).
+    for (const [v, o] of back) if (!given.some(([x]) => x === v)) given.push([v, standIn(typeName(v), o)]);
     return given.length === 0 ? text : hideRewritten(text, given);
   }
 
@@ -1289,7 +1298,7 @@ export class Marks {
    * Notes the strings and keys of QUOTED_MIN+ characters, and numbers of ECHO_MIN+ digits,
    * computed from hidden context that a tool is given as host data (a piece of a token,
    * `(subs tok 0 12)`), up to HANDED_KEPT: a tool may keep one and send it back in a later
-   * evaluation, where it holds no hidden context's text to be found by (`quotedHidden`: quoted
+   * evaluation, where it holds no hidden context's text to be found by (`HiddenSearch`: quoted
    * from ECHO_MIN characters, shorter ones sent back whole). What hidden context holds as it is is
    * searched for there already.
    */
@@ -1412,6 +1421,10 @@ function eachPart(v: Value, visit: (x: string | number | Keyword) => void, closu
 /** A text computed from hidden context that a tool was handed, with its origin (`Marks.gave`). */
 export type HandedText = readonly [text: string, from: Origin];
 
+/** A hidden text a tool's answer sent back though the tool was not given it (`sentBack` in evaluate.ts), with its origin. */
+export type SentBack = readonly [value: string | number, from: Origin];
+const NOTHING_SENT_BACK: readonly SentBack[] = [];
+
 /** Texts a run's tools were handed that its later evaluations search tools' answers for: a bound on the work, as HIDDEN_TEXT_PARTS is. */
 const HANDED_KEPT = 20_000;
 
@@ -1463,28 +1476,67 @@ const textOf = (x: unknown): string | undefined => {
   return text !== undefined && text.length >= ECHO_MIN ? text : undefined;
 };
 
-/** An index of `hiddenTexts` tagged with what holds them, searched for their quotes as echoes are. */
-export const hiddenTextIndex = <T>(found: Array<[string, T]>): QuoteIndex<T> => new QuoteIndex(found, true, ECHO_MIN);
-
 /**
- * The tags of the texts `index` holds that a tool's result (its strings, keys' names and numbers)
- * or message quotes, and of the texts too short to be searched for inside others (`exact`) that a
- * part of the result is.
+ * Hidden texts, each with a tag (what holds it), that a tool's answer is searched for, read by the
+ * program or not (sent-back.ts): quoted in any case or reversed, from ECHO_MIN characters, a
+ * shorter one only as a whole part. A failed call's message, one text, is also searched with
+ * separators, case, accents and escapes set aside, and in its base64 and hex runs (a client's
+ * `Authorization: Basic` header); a result's parts are not: decoding every digest and blob of a
+ * 50,000-row answer cost every tool call of a run with hidden context a third more.
  */
-export function quotedHidden<T>(index: QuoteIndex<T>, result: Value | undefined, message?: string, exact?: ReadonlyMap<string, T>): Set<T> {
-  const found = new Set<T>();
-  const look = (text: string): void => {
-    if (text.length < ECHO_MIN) {
-      const tag = exact?.get(text);
-      if (tag !== undefined) found.add(tag);
-      return;
+export class HiddenSearch<T> {
+  private readonly entries: Array<readonly [string, T]> = [];
+  private readonly quotes = new QuoteIndex<number>([], true, ECHO_MIN);
+  private readonly exact = new Map<string, number>();
+  private compacts: { index: QuoteIndex<number>; seen: number } | undefined;
+
+  constructor(found: ReadonlyArray<readonly [string, T]> = []) {
+    this.add(found);
+  }
+
+  /** Texts to search for from now on. */
+  add(found: ReadonlyArray<readonly [string, T]>): void {
+    const quoted: Array<[string, number]> = [];
+    for (const e of found) {
+      const i = this.entries.push(e) - 1;
+      if (e[0].length >= ECHO_MIN) quoted.push([e[0], i]);
+      else this.exact.set(e[0], i);
     }
-    const tag = index.quote(text);
-    if (tag !== undefined) found.add(tag);
-  };
-  if (message !== undefined) look(message);
-  if (result !== undefined) eachPart(result, (x) => look(x instanceof Keyword ? x.name : String(x)));
-  return found;
+    this.quotes.addAll(quoted);
+  }
+
+  /** The texts a tool's result (its strings, keys' names and numbers) or message sends back, as searched for above. */
+  find(result: Value | undefined, message?: string): Set<readonly [string, T]> {
+    const found = new Set<readonly [string, T]>();
+    const look = (text: string): void => {
+      const i = text.length < ECHO_MIN ? this.exact.get(text) : this.quotes.quote(text);
+      if (i !== undefined) found.add(this.entries[i]);
+    };
+    if (message !== undefined) {
+      const i = message.length < ECHO_MIN ? undefined : (this.quotes.quote(message) ?? this.rewritten(message));
+      if (i !== undefined) found.add(this.entries[i]);
+    }
+    if (result !== undefined) eachPart(result, (x) => look(x instanceof Keyword ? x.name : String(x)));
+    return found;
+  }
+
+  /** A text found in a message once rewritten: compacted, or decoded from a base64 or hex run. */
+  private rewritten(message: string): number | undefined {
+    const forms = this.compactIndex();
+    const c = compactText(message);
+    return (c.length >= ECHO_MIN ? forms.quote(c) : undefined) ?? encodedIn(message, forms);
+  }
+
+  /** The texts' compact forms (`compactForms`), made when first needed and brought up to date with what was added since. */
+  private compactIndex(): QuoteIndex<number> {
+    const ix = (this.compacts ??= { index: new QuoteIndex<number>([], false, ECHO_MIN), seen: 0 });
+    if (ix.seen < this.entries.length) {
+      const forms: Array<[string, number]> = [];
+      for (; ix.seen < this.entries.length; ix.seen++) compactForms(this.entries[ix.seen][0], ix.seen, forms);
+      ix.index.addAll(forms);
+    }
+    return ix.index;
+  }
 }
 
 /**

@@ -50,6 +50,15 @@ describe("a tool that sends back hidden context the evaluation never read", () =
     expect(JSON.stringify(r.toolCalls.map((c) => [c.result, c.error]))).not.toContain(TOKEN);
   });
 
+  // What a host's listener is told as each call ends, which the worker mode's host tells from its
+  // own record: a failure quoting the token before anything in the run marked it showed it there.
+  it.each(["none", "worker"] as const)("a failure quoting the token, as a listener is told of it (isolation %s)", async (isolation) => {
+    const told: string[] = [];
+    const r = await evaluate("(println (try (tool/session {}) (catch e (ex-message e))))", { ctx: CONTEXT, isolation, tools: tools(), onToolCall: (c, done) => void (done && told.push(String(c.error))) });
+    expect(told).toEqual(["session for \uE000hidden string from data/_creds :token\uE001 expired"]);
+    expect(showStandIns(r.prints.join("\n"))).toBe("tool/session failed: session for <hidden string from data/_creds :token> expired");
+  });
+
   // What the program derived from the token and gave the memory tool comes back quoting it (8+
   // characters, in any case, reversed): glued, re-cased, reversed, nested in what it kept; and a
   // piece of it, which holds no hidden text, found as what the run handed its tools (`handed`).
@@ -122,6 +131,33 @@ describe("a tool that sends back hidden context the evaluation never read", () =
     const failed = await evaluate('(tool/remember {:key "f" :value (subs (:token data/_creds) 2 11)})\n(/ 1 nil)', { ctx: CONTEXT, tools: t, handed: two.handed });
     expect(failed.ok).toBe(false);
     expect(failed.handed?.map(([text]) => text)).toEqual([TOKEN.slice(0, 12), TOKEN.slice(5), TOKEN.slice(2, 11)]);
+  });
+
+  // A host's client configured with credentials from hidden context, which the program never
+  // read, fails quoting them the way requests carry them: a Basic header, separators dropped,
+  // URL-encoded; its result quotes one as it is. A message is searched as a message quoting a
+  // hidden argument is; a result's parts are only searched for quotes (decoding every digest and
+  // blob of a large answer would cost every tool call).
+  it.each(["none", "worker"] as const)("a client holding the credentials sends them back encoded (isolation %s)", async (isolation) => {
+    const creds = { _api: { user: "alice@example.com", password: "Tr0ub4dor&3-horse", card: "4111 1111 1111 1111" }, region: "eu" };
+    const basic = `Basic ${Buffer.from("alice@example.com:Tr0ub4dor&3-horse").toString("base64")}`;
+    const client = {
+      fail: { run: () => { throw new Error(`401 for GET /v1/me (Authorization: ${basic}; user=${encodeURIComponent("alice@example.com")})`); } },
+      charge: { run: () => { throw new Error("card 4111111111111111 declined"); } },
+      me: { run: () => ({ headers: { from: "ALICE@EXAMPLE.COM" }, note: "password Tr0ub4dor&3-horse set", status: 200 }) },
+      blob: { run: () => ({ etag: "9f86d081884c7d659a2feaa0c55ad015a3bf4f1b2b0b822cd15d6c15b0f00a08", data: Buffer.from("plain public text, nothing hidden").toString("base64") }) },
+    };
+    const program = '(println (try (tool/fail {}) (catch e (ex-message e))))\n(println (try (tool/charge {}) (catch e (ex-message e))))\n(println (tool/me {}))\n(println (tool/blob {}))';
+    const told: string[] = [];
+    const r = await evaluate(program, { ctx: creds, isolation, tools: client, onToolCall: (c, done) => void (done && told.push(JSON.stringify([c.result, c.error]))) });
+    expect(told.join("\n")).not.toMatch(/YWxpY2|4111111111111111|alice%40/);
+    const out = showStandIns(r.prints.join("\n"));
+    const decoded = out.replace(/[A-Za-z0-9+/]{12,}={0,2}/g, (run) => `${run} ${Buffer.from(run, "base64").toString("utf8")}`).replace(/[0-9a-f]{16,}/g, (run) => `${run} ${Buffer.from(run, "hex").toString("utf8")}`);
+    for (const v of ["alice@example.com", "Tr0ub4dor&3-horse", "4111111111111111"]) expect(leaks(decoded.replace(/%40/g, "@"), fragments([v])), v).toEqual([]);
+    expect(out).toContain("tool/charge failed: card <hidden");
+    // What holds nothing hidden shows as sent.
+    expect(out).toContain('{:etag "9f86d081884c7d659a2feaa0c55ad015a3bf4f1b2b0b822cd15d6c15b0f00a08" :data "cGxhaW4gcHVibGljIHRleHQsIG5vdGhpbmcgaGlkZGVu"}');
+    expect(JSON.stringify(r.toolCalls.map((c) => [c.result, c.error]))).not.toMatch(/YWxpY2|VHIwdWI0|5472307562|4111111111111111/);
   });
 
   it("text equal to a short hidden value, and a tool's own data, still show", async () => {

@@ -9,7 +9,8 @@ import type { Definition, EvalFailure, EvaluateOptions, EvalResult, Memory, Memo
 import { ABORTED, unlessAborted } from "../abort.js";
 import { boxed, Budget, ContextReader, contextValue, crossedSize, HELD_CALL, ranWith, reporter, toHost, toLisp, UNKEPT_ARGS } from "../interop.js";
 import { MAX_TIMER_MS, resolveLimits, type Limits } from "../limits.js";
-import { hiddenKeys, hideQuoted, hideRewritten, Marks, meetsHidden, QUOTED_MIN, quotedForms, STAND_IN_OPEN } from "../marks.js";
+import { hiddenKeys, hideQuoted, hideRewritten, isHiddenKey, Marks, meetsHidden, QUOTED_MIN, quotedForms, type SentBack, STAND_IN_OPEN } from "../marks.js";
+import { sentBackSearch, type SentBackSearch } from "../sent-back.js";
 import { OutputBuffer } from "../output.js";
 import { quietly, timeoutError, whileWhole } from "../runtime.js";
 import { contextJsonTimeout } from "../context-json.js";
@@ -48,6 +49,32 @@ export async function evaluateIsolated(source: string, options: EvaluateOptions,
   // for the events heard while it runs and the records kept if its worker is ended. What the
   // calls were handed (`Marks.gave`) is noted here too, so a run whose worker is ended reports it.
   let marked: Marks | null = null;
+  const marks = (): Marks => {
+    if (marked === null) {
+      marked = new Marks();
+      if (options.handed !== undefined) marked.handedBefore(options.handed);
+    }
+    return marked;
+  };
+  // A failed call's message quoting hidden context no argument held, searched for as the
+  // program's own record of it is (sent-back.ts). Context given as text is read in the worker
+  // only: its records are hidden there.
+  const hostCtx = options.ctx !== undefined && Object.keys(options.ctx).some(isHiddenKey) ? options.ctx : undefined;
+  let search: SentBackSearch | undefined;
+  const read = new Set<string>();
+  const sentBack = (message: string): readonly SentBack[] => {
+    if (hostCtx === undefined) return [];
+    search ??= sentBackSearch(hostCtx, marks(), (k) => {
+      if (read.has(k)) return;
+      read.add(k);
+      try {
+        marks().hidden(k, toLisp(contextValue(hostCtx, k), limits.maxNestingDepth, 0, `data/${k}`, new Budget(limits)), new Budget(limits));
+      } catch {
+        // Past the run's limits: the program's own record is hidden in the worker.
+      }
+    });
+    return search(undefined, message);
+  };
   const handed = (r: EvalResult): EvalResult => {
     const all = marked === null ? options.handed : marked.handed;
     if (all !== undefined && all.length > 0) r.handed = [...all];
@@ -105,7 +132,9 @@ export async function evaluateIsolated(source: string, options: EvaluateOptions,
   const onToolCall = quietly(options.onToolCall);
   const onPrint = whileWhole(out, quietly(options.onPrint));
   const shownError = (text: string, args: Record<string, unknown>, shown: Record<string, unknown> | undefined): string => {
-    const hidden = marked === null ? text : marked.hideText(text, true);
+    const back = sentBack(text);
+    const quoted = marked === null ? text : marked.hideText(text, true);
+    const hidden = marked === null || back.length === 0 ? quoted : marked.hideEchoes(null, quoted, back);
     const rewritten = shown === undefined ? hidden : hideArgs(hidden, args, shown);
     return marked === null ? rewritten : marked.hideBareIn(rewritten, args);
   };
@@ -186,11 +215,8 @@ export async function evaluateIsolated(source: string, options: EvaluateOptions,
           const record: ToolCallRecord = { name: m.name, args: m.shown ?? m.args, durationMs: 0, ...(m.size === undefined ? {} : { size: m.size }) };
           if (m.shown !== undefined) standIns = true;
           if (m.marks !== undefined) {
-            if (marked === null) {
-              marked = new Marks();
-              if (options.handed !== undefined) marked.handedBefore(options.handed);
-            }
-            for (const [v, o] of m.marks) marked.carry(v, o);
+            const into = marks();
+            for (const [v, o] of m.marks) into.carry(v, o);
           }
           marked?.gave(m.args);
           calls.push(record);
