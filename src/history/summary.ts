@@ -485,7 +485,9 @@ export function noteLine(reply: string, program: string | null = null): string {
     .trim();
   if (prose === "") return "";
   if (prose.length <= NOTE_CHARS) return "; Note: " + prose;
-  // Cut at the last word boundary within the limit (a single longer word is cut at the limit).
+  // Cut at the last word boundary within the limit, or at the limit when that boundary is in the
+  // first half: a single longer word, or prose without spaces between words (Japanese, Chinese),
+  // whose last space may follow a leading label ('結果: ...' kept only '結果:').
   const space = prose.lastIndexOf(" ", NOTE_CHARS);
-  return "; Note: " + prose.slice(0, space > 0 ? space : cutPoint(prose, NOTE_CHARS)) + "...";
+  return "; Note: " + prose.slice(0, space > NOTE_CHARS / 2 ? space : cutPoint(prose, NOTE_CHARS)) + "...";
 }

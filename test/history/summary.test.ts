@@ -431,4 +431,15 @@ describe("noteLine", () => {
     expect(noteLine(wide)).toBe(`; Note: ${"x".repeat(160)}...`);
     expect(noteLine("y".repeat(160))).toBe(`; Note: ${"y".repeat(160)}`);
   });
+
+  // Prose without spaces between words (Japanese, Chinese) was cut at its last space, which could
+  // be the one after a leading label: '; Note: 結果:...', all of what the model concluded gone.
+  it("cuts prose whose last space within 160 characters is near its start at 160, not at that space", () => {
+    const ja = "東京の注文は四百二十件で、保留中は三十七件です。割引率は十二パーセント、上限は五千円です。".repeat(6);
+    for (const label of ["結果: ", "Step 2: "]) {
+      const note = noteLine(label + ja).slice("; Note: ".length);
+      expect(note).toBe(`${(label + ja).slice(0, 160)}...`);
+      expect(note).toContain("割引率は十二パーセント");
+    }
+  });
 });
