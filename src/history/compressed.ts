@@ -807,6 +807,10 @@ export const compressedView: PromptView = (input, rawOptions) => {
         if (ownMessages || shortFeedback === undefined || shortFeedback !== renderTurnLine(turn.number + 1, info)) flush();
         continue;
       }
+      // Kept as written after all (its functions' source, its summary's cost): it teaches nothing
+      // beyond its program, as full history shows it (see taughtSummary). Samples after it were
+      // bytes full history never sends, '; Defined:' lines in a prompt with no legend.
+      plan.teach = "none";
     }
     flush();
     stats.turnsFull.push({ turn: turn.number, reason: full });

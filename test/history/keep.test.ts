@@ -194,6 +194,27 @@ describe("keeping what a model needs", () => {
     }
   });
 
+  // Kept as written for its functions' source (or, in strict-prefix mode, because its summary did
+  // not pay), a turn that printed nothing still showed the samples its summary would have taught:
+  // '; Defined: weights = map[2], sample: {...}' after the program, in a prompt with no summary and
+  // so no legend, and bytes full history never sends.
+  it("a turn kept as written for its functions' source teaches nothing beyond its program", async () => {
+    const score = '(defn score "Weighted score" [o] (+ (* 0.7 (:total o)) (* 0.3 (:items o)) (if (= (:status o) "held") -50 0)))';
+    const trace = await run([reply("A scoring helper and the weights.", `${score}\n(def weights {:total 0.7 :items 0.3})`), reply("Use.", '(println "used" (score {:total 1 :items 2}))'), reply("Again.", '(println "again" 2)'), reply("Done.", "(return 1)")]);
+    for (const opts of [options(), options("breakpoint")]) {
+      for (const k of [1, 2]) {
+        const v = view(trace, k, opts, 30);
+        const kept = v.stats.turnsFull.some((t) => t.turn === 1);
+        expect(kept || k > 1).toBe(true);
+        if (!kept) continue;
+        // Turn 1 as full history shows it: its reply, and its feedback without `Stored:`.
+        const at = (v.turns ?? []).find((p) => p.turn === 1)?.message ?? -1;
+        expect(v.messages[at + 1].content, JSON.stringify(opts)).toBe("Turn 2 of 30.");
+        if (text(v).includes("; Defined:")) expect(text(v)).toContain(summaryLegend());
+      }
+    }
+  });
+
   it("shows the source of the functions the turn just done defined after its summary, for one prompt", async () => {
     const define = reply("A helper first: the rows need doubling before they are summed, and the next programs will call it. ".repeat(4), `(defn double-all "Doubles each" [xs] (mapv #(* 2 %) xs))\n(def rows [1 2])\n(println "ok")`);
     const trace = await run([define, reply("Use it.", `(println (double-all [1 2]))`), reply("Again.", `(println "n" 2)`), reply("Done.", "(return 1)")]);
