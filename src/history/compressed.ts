@@ -748,6 +748,8 @@ export const compressedView: PromptView = (input, rawOptions) => {
   let run = "";
   let runFeedback: string | undefined;
   let tailed = false;
+  // Whether the legend was sent: it heads the prompt's first summary line (see summaryLegend).
+  let legendSent = false;
   const flush = (): void => {
     if (run === "") return;
     messages.push({ role: "assistant", content: run });
@@ -765,7 +767,7 @@ export const compressedView: PromptView = (input, rawOptions) => {
     if (full === null) {
       const shortFeedback = historyFeedback(input, turn, plan, true);
       // The legend heads the first summary: paid by runs that summarize, once, then cached.
-      const first = stats.turnsCompressed === 0;
+      const first = !legendSent;
       const legend = first && !options.strictPrefix ? legendShare(input, i) : 0;
       const summary = taughtSummary(turn, plan, summaryOptions, shortFeedback, options.strictPrefix || options.keepLatestFull ? "" : functionSources(turn), legend);
       const latest = i === last && !options.strictPrefix;
@@ -788,6 +790,7 @@ export const compressedView: PromptView = (input, rawOptions) => {
         stats.toolCallsDropped += turn.toolCalls.length - summary.toolCallsListed;
         if (run !== "") run += "\n\n";
         if (first) run += summaryLegend() + "\n";
+        legendSent = true;
         // The turn just done keeps the model's prose for one prompt, and the source of the
         // functions it defined (the next program builds on them, and a summary keeps only their
         // signatures: ptc_runner's lesson from its compressed runs); a turn whose function failed
@@ -814,7 +817,15 @@ export const compressedView: PromptView = (input, rawOptions) => {
     }
     flush();
     stats.turnsFull.push({ turn: turn.number, reason: full });
-    const feedback = full === "uncached" ? turn.feedback : withLearned(keptFeedback(input, turn, plan, i === last, options), learnedLines(turn, plan, summaryOptions));
+    let learned = full === "uncached" ? "" : learnedLines(turn, plan, summaryOptions);
+    // What a turn kept in full taught is in summary lines too: the legend heads them when no summary
+    // came before (keepLatestFull's latest turn, a turn before an error), else the prompt showed
+    // '; Defined: rows = vector[6], sample: ...' unexplained.
+    if (learned !== "" && !legendSent && turn.feedback !== undefined) {
+      learned = `${summaryLegend()}\n${learned}`;
+      legendSent = true;
+    }
+    const feedback = full === "uncached" ? turn.feedback : withLearned(keptFeedback(input, turn, plan, i === last, options), learned);
     places.push({ turn: turn.number, message: messages.length, start: 0, text: turn.reply });
     messages.push({ role: "assistant", content: turn.reply });
     if (feedback !== undefined) messages.push({ role: "user", content: showStandIns(feedback) });
