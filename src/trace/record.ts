@@ -44,8 +44,9 @@ export function describeValue(v: Value, opts: Pick<RecordOptions, "sampleItems" 
 /** Records looked at, and keys listed before the rest are counted, for a collection's record keys. */
 const KEY_RECORDS = 10_000;
 const MAX_KEYS = 60;
-/** Map levels searched for record lists (`{:data {:orders [...]}}` is two), and lists named apart before their keys are merged. */
-const LIST_DEPTH = 3;
+/** Keys in a path searched for records (`{:data {:orders [...]}}` is two; `[:results * :author]` two). */
+const LIST_DEPTH = 6;
+/** Lists named apart before their keys are merged. */
 const MAX_LISTS = 4;
 
 /**
@@ -53,35 +54,83 @@ const MAX_LISTS = 4;
  * them all: a sample cut at its budget hides the later keys, which the mission may name
  * (`:revenue` for "Sum revenue"). Records are the maps of a vector (`, keys: :a :b`), of a vector
  * of vectors (pages), the values of a map of records (`, values' keys: ...`), a map keyed by
- * keywords itself (`, keys: ...`) and the maps of a vector under a map's key, nested maps
- * included (`, keys of :rows: ...`, `, keys of [:data :orders]: ...`); more than MAX_LISTS such
- * vectors (a dictionary of record lists) share one list (`, keys in its vectors: ...`), so the text
- * stays bounded however many entries the map has. Past MAX_KEYS the rest are counted
- * (`(+5 more)`), never left out unsaid. Empty otherwise.
+ * keywords itself (`, keys: ...`), and, by the path that reaches them (`*` for every element or
+ * value), the maps of a vector under a map's key (`, keys of :rows: ...`, `, keys of [:data
+ * :orders]: ...`) and records inside records: a field holding a record or a vector of them
+ * (`, keys of :owner: ...`, `, keys of [* :items]: ...`, `, keys of [:results * :author]: ...`).
+ * More than MAX_LISTS such lists (a dictionary of record lists) share one list (`, keys in its
+ * vectors: ...`), so the text stays bounded however many entries the map has. Past MAX_KEYS the
+ * rest are counted (`(+5 more)`), never left out unsaid. Empty otherwise.
  */
 export function recordKeys(v: Value, sample: string): string {
-  if (v instanceof Vec) return listed("keys", keysOf(v), sample);
-  if (!isMap(v) || v.size === 0) return "";
-  // One record (keyword keys are field names, as its shape takes them): its own keys, also when
-  // every field holds a map (`{:user {...} :billing {...}}`). A dictionary's keys are data, which its shape names.
-  let out = everyKeyword(v.keys()) ? listed("keys", keysOf([v]), sample) : "";
-  if (everyMap(v.values())) out += listed("values' keys", keysOf(v.values()), sample);
-  const lists: Array<{ path: Value[]; keys: string[] }> = [];
-  recordLists(v, [], lists, { left: KEY_RECORDS });
+  const lists: Array<{ path: string[]; keys: string[] }> = [];
+  const budget = { left: KEY_RECORDS };
+  let out: string;
+  if (v instanceof Vec) {
+    const keys = keysOf(v);
+    out = listed("keys", keys, sample);
+    const rows: Value[] = [];
+    if (keys !== null && records(v, rows)) recordLists(rows, ["*"], lists, budget, true);
+  } else {
+    if (!isMap(v) || v.size === 0) return "";
+    // One record (keyword keys are field names, as its shape takes them): its own keys, also when
+    // every field holds a map (`{:user {...} :billing {...}}`). A dictionary's keys are data, which its shape names.
+    out = everyKeyword(v.keys()) ? listed("keys", keysOf([v]), sample) : "";
+    const values = everyMap(v.values());
+    if (values) out += listed("values' keys", keysOf(v.values()), sample);
+    // Those values' own keys are listed just above, together.
+    recordLists([v], [], lists, budget, !values);
+  }
   if (lists.length > MAX_LISTS) return out + listed("keys in its vectors", [...new Set(lists.flatMap((l) => l.keys))], sample);
-  for (const { path, keys } of lists) out += listed(`keys of ${path.length === 1 ? keyText(path[0]) : `[${path.map(keyText).join(" ")}]`}`, keys, sample);
+  for (const { path, keys } of lists) out += listed(`keys of ${path.length === 1 ? path[0] : `[${path.join(" ")}]`}`, keys, sample);
   return out;
 }
 
-/** The keys of the record vectors under a map's keys, LIST_DEPTH map levels down, by the paths that reach them; `budget.left` entries at most are looked at. */
-function recordLists(m: Value, path: readonly Value[], out: Array<{ path: Value[]; keys: string[] }>, budget: { left: number }): void {
-  if (!isMap(m)) return;
-  for (const [k, x] of m) {
-    if (--budget.left < 0) return;
-    if (x instanceof Vec) {
-      const keys = keysOf(x);
-      if (keys !== null) out.push({ path: [...path, k], keys });
-    } else if (isMap(x) && path.length + 1 < LIST_DEPTH) recordLists(x, [...path, k], out, budget);
+/** The maps of a vector of records, or of a vector of pages of them, pushed to `out` while it holds fewer than KEY_RECORDS; false when some element is neither. */
+function records(v: Vec<Value>, out: Value[]): boolean {
+  for (const r of v) {
+    for (const m of r instanceof Vec ? (r as Vec<Value>) : [r]) {
+      if (!isMap(m)) return false;
+      if (out.length >= KEY_RECORDS) return true;
+      out.push(m);
+    }
+  }
+  return true;
+}
+
+/**
+ * The keys of the records under the keys of `maps` (the maps one path reaches), LIST_DEPTH keys
+ * down, by the paths that reach them: vectors of records, and records (keyword-keyed maps) unless
+ * `own` is false (the caller lists them together); `budget.left` entries at most are looked at.
+ */
+function recordLists(maps: readonly Value[], path: readonly string[], out: Array<{ path: string[]; keys: string[] }>, budget: { left: number }, own: boolean): void {
+  // What each key holds across the maps, in first-seen order: records from vectors apart from maps.
+  const held = new Map<Value, { vectors: Value[]; maps: Value[] }>();
+  for (const m of maps) {
+    if (!isMap(m)) continue;
+    for (const [k, x] of m) {
+      if (--budget.left < 0) break;
+      if (!(x instanceof Vec) && !isMap(x)) continue;
+      let h = held.get(k);
+      if (h === undefined) held.set(k, (h = { vectors: [], maps: [] }));
+      if (x instanceof Vec) {
+        const rows: Value[] = [];
+        if (records(x, rows)) for (const r of rows) if (h.vectors.length < KEY_RECORDS) h.vectors.push(r);
+      } else h.maps.push(x);
+    }
+  }
+  const depth = path.reduce((n, p) => (p === "*" ? n : n + 1), 0) + 1;
+  for (const [k, { vectors, maps: inner }] of held) {
+    const at = [...path, keyText(k)];
+    if (vectors.length > 0) {
+      out.push({ path: at, keys: keysOf(vectors) ?? [] });
+      if (depth < LIST_DEPTH) recordLists(vectors, [...at, "*"], out, budget, true);
+    }
+    if (inner.length === 0) continue;
+    // A record's field holding a record; a dictionary's keys are data, which its shape names.
+    const record = inner.filter((m) => isMap(m) && everyKeyword(m.keys()));
+    if (own && record.length > 0) out.push({ path: at, keys: keysOf(record) ?? [] });
+    if (depth < LIST_DEPTH) recordLists(inner, at, out, budget, true);
   }
 }
 

@@ -390,6 +390,24 @@ describe("the task's data section (issue 20)", () => {
     expect(line).toContain(", keys: :user :account :billing, values' keys: :name :email :plan :seats :card :last4");
   });
 
+  // Records inside records were in no list: an order's line items (`:unit_price` past the cut of
+  // `{:sku "SKU-0" :qty 1 :un...}`), a result's author, a GraphQL connection's nodes
+  // (`keys of [:data :orders :edges]: :node`, and `:total` nowhere).
+  it("lists the keys of records nested in records, by their path (* for every element)", () => {
+    const lines = (context: Record<string, unknown>): string => contextLines(context, { sampleItems: 3, sampleChars: 80 }, reader(32)).join("\n");
+    const orders = Array.from({ length: 5 }, (_, i) => ({ id: i, customer: `customer-with-a-long-name-${i}`, items: [{ sku: `SKU-${i}`, qty: i + 1, unit_price: 9.5 }] }));
+    expect(lines({ orders })).toContain("keys of [* :items]: :sku :qty :unit_price");
+    // Past the 10,000 records looked at for the vector's own keys too.
+    expect(lines({ orders: Array.from({ length: 12_000 }, (_, i) => orders[i % 5]) })).toContain("keys of [* :items]: :sku :qty :unit_price");
+    const results = Array.from({ length: 5 }, (_, i) => ({ id: i, title: `A fairly long title number ${i}`, score: i / 3, author: { handle: `@u${i}`, karma: i * 10 } }));
+    expect(lines({ resp: { meta: { page: 1, total: 300 }, results } })).toContain("keys of :results: :id :title :score :author, keys of [:results * :author]: :handle :karma");
+    const edges = Array.from({ length: 4 }, (_, i) => ({ node: { id: i, total: i * 10, lineItems: [{ sku: "A", qty: 1 }] } }));
+    expect(lines({ gql: { data: { orders: { edges } } } })).toContain("keys of [:data :orders :edges]: :node, keys of [:data :orders :edges * :node]: :id :total :lineItems, keys of [:data :orders :edges * :node :lineItems]: :sku :qty");
+    // A record's field holding a record: its keys by the field's name.
+    const account = { id: 7, owner: { name: "Alice Wonderland the third", email: "alice@example.com", phone: "+1 555 0100" }, plan: "pro" };
+    expect(lines({ account })).toContain("keys of :owner: :name :email :phone");
+  });
+
   // JSON keys become keywords whatever they hold: a CSV export's "Order ID" printed as `:Order ID`,
   // which reads as the key :Order with the value ID (and `(:Order row)` is nil).
   it("writes a key the reader cannot read as a keyword as the call that makes it", () => {

@@ -97,6 +97,15 @@ describe("keeping what a model needs", () => {
     expect(text(v), JSON.stringify(v.messages.slice(2))).toMatch(/; Defined: rows = vector\[5\], sample: .*, keys: :region :customer :address :comment :revenue/);
   });
 
+  // A record's own records (an order's line items) were in no line once the output that showed them
+  // was dropped: the shape said `:items vector`, the sample `{:sku "SKU-0" :qty 1 :un...}`.
+  it("lists the keys of records nested in records, in shapes and samples", async () => {
+    const orders = Array.from({ length: 5 }, (_, i) => ({ id: i, customer: `customer-with-a-long-name-${i}`, items: [{ sku: `SKU-${i}`, qty: i + 1, unit_price: 9.5 }] }));
+    const trace = await run([reply("Big orders.", `(def big (filter #(> (:id %) 1) data/orders))\n(println (first big))`), reply("Done.", "(return 1)")], { orders });
+    const opts = { sampleItems: 3, sampleChars: 80, toolCallsPerTurn: 10 };
+    for (const ctx of [{ printsShown: 0 }, { printsShown: 0, read: new Set(["big"]) }]) expect(renderSummary(trace.turns[0], ctx, opts).text).toMatch(/; Defined: big = vector\[3\].*, keys of \[\* :items\]: :sku :qty :unit_price$/m);
+  });
+
   // One record (a settings or watch-list map) whose sample its budget cut: its later keys were
   // gone from the prompt (`{:cities [...] :status "held" :min-total 400 ...}` hid `:label`, which the
   // mission names) while a vector of such maps listed them.
