@@ -15,7 +15,7 @@ import { promptsLeft } from "./prompts-left.js";
 import { providerPrice, readMultiplier, writeMultiplier, type ModelPrice } from "../compaction/prices.js";
 import { definitionLine, type Detail, isSmall, isWhole, learnedLines, noteLine, renderSummary, type RenderedSummary, type SummaryOptions } from "./summary.js";
 import { countTokens, TOKENS_PER_MESSAGE } from "../compaction/tokens.js";
-import { freeNames, showStandIns } from "../lisp/index.js";
+import { freeNames, read, showStandIns } from "../lisp/index.js";
 import { resolveViewOptions, type FullReason, type PromptView, type TurnPlace, type ViewInput, type ViewOptions, type ViewStats } from "./view.js";
 
 /** How one turn is rendered in the compressed view. */
@@ -384,11 +384,30 @@ const sourceTexts = new WeakMap<Turn, string>();
 function functionSources(turn: Turn): string {
   let text = sourceTexts.get(turn);
   if (text === undefined) {
-    const sources = turn.status === "ok" ? turn.definitions.flatMap((d) => (d.kind === "function" && d.source !== undefined ? [d.source.trim()] : [])) : [];
-    text = sources.length === 0 ? "" : `\`\`\`clojure\n${sources.join("\n")}\n\`\`\``;
+    const sources = new Set<string>();
+    if (turn.status === "ok") for (const d of turn.definitions) if (d.kind === "function" && d.source !== undefined) sources.add(enclosingForm(turn.program, d.source.trim()));
+    text = sources.size === 0 ? "" : `\`\`\`clojure\n${[...sources].join("\n")}\n\`\`\``;
     sourceTexts.set(turn, text);
   }
   return text;
+}
+
+/**
+ * The top-level form of `program` that holds a definition's `source`, or the source itself. A
+ * function's recorded source is its defn form: one defined inside a let showed `(defn tax [x] (min
+ * cap (* x rate)))`, and the rate and cap it closes over were in no line of the prompt.
+ */
+function enclosingForm(program: string | null, source: string): string {
+  const at = program?.indexOf(source) ?? -1;
+  if (program === null || at < 0) return source;
+  let forms;
+  try {
+    forms = read(program, 256);
+  } catch {
+    return source;
+  }
+  const form = forms.find((f) => f.loc.offset <= at && at + source.length <= f.loc.end);
+  return form === undefined ? source : program.slice(form.loc.offset, form.loc.end);
 }
 
 function definesAny(turn: Turn, names: readonly string[]): boolean {

@@ -224,6 +224,19 @@ describe("keeping what a model needs", () => {
     }
   });
 
+  // A function's recorded source is its defn form: one defined inside a let showed
+  // '(defn tax [x] (min cap (* x rate)))' after the summary, and the rate and cap it closes over
+  // were in no line of the prompt that builds on it.
+  it("shows a function defined inside a let with the let it closes over", async () => {
+    const why = "Helpers over a rate I keep private, which the next programs will call on every order total. ";
+    const trace = await run([reply(why, "(let [rate 0.0825 cap 500] (defn tax [x] (min cap (* x rate))))\n(def tax2 (let [r 0.1] (fn [x] (* x r))))"), reply("Use.", "(println (tax 100) (tax2 10))"), reply("Again.", '(println "again" 2)'), reply("Done.", "(return 1)")]);
+    for (const cacheModel of ["token-prefix", "breakpoint"] as const) {
+      const next = text(view(trace, 1, options(cacheModel), 20));
+      expect(next).toContain("(let [rate 0.0825 cap 500] (defn tax [x] (min cap (* x rate))))");
+      expect(next).toContain("(def tax2 (let [r 0.1] (fn [x] (* x r))))");
+    }
+  });
+
   it("shows the source of the functions the turn just done defined after its summary, for one prompt", async () => {
     const define = reply("A helper first: the rows need doubling before they are summed, and the next programs will call it. ".repeat(4), `(defn double-all "Doubles each" [xs] (mapv #(* 2 %) xs))\n(def rows [1 2])\n(println "ok")`);
     const trace = await run([define, reply("Use it.", `(println (double-all [1 2]))`), reply("Again.", `(println "n" 2)`), reply("Done.", "(return 1)")]);
