@@ -479,8 +479,12 @@ export function noteLine(reply: string, program: string | null = null): string {
   // A reasoning model's <think> block is its drafting, not what it concluded.
   const answer = splitThinking(reply).answer;
   const body = program?.trim() ?? "";
+  const fenced = /(`{3,}|~{3,})[\s\S]*?(\1|$)/g;
+  // Unfenced, the program is the whole answer (as the extractor takes it), maybe repaired before it
+  // ran (smart quotes, odd spaces) and so not found as written: no prose, not the program as a note.
+  if (body !== "" && !answer.includes(body) && !/`{3,}|~{3,}/.test(answer)) return "";
   const prose = (body === "" ? answer : answer.replace(body, " "))
-    .replace(/(`{3,}|~{3,})[\s\S]*?(\1|$)/g, " ")
+    .replace(fenced, " ")
     .replace(/\s+/g, " ")
     .trim();
   if (prose === "") return "";

@@ -414,6 +414,14 @@ describe("noteLine", () => {
     expect(noteLine("(def t (+ 1 2))\n(println t)", "(def t (+ 1 2))\n(println t)")).toBe("");
   });
 
+  // A bare program is the whole answer, repaired before it ran (smart quotes, odd spaces): not found
+  // as written, it was kept as the note, '; Note: (def total (->> ... “even” ...' as "your words".
+  it("leaves out a bare program the extractor repaired", () => {
+    const reply = "(def kind “even”)\n(println\u00a0“kind” kind)";
+    expect(noteLine(reply, '(def kind "even")\n(println "kind" kind)')).toBe("");
+    expect(noteLine(`Kind first.\n${fence}clojure\n(def kind “even”)\n${fence}`, '(def kind "even")')).toBe("; Note: Kind first.");
+  });
+
   it("keeps the answer's prose, not a reasoning model's <think> block", () => {
     const reply = `<think>\nHmm, maybe count first? ${fence}clojure\n(count rows)\n${fence}\n</think>\nSumming the rows.\n${fence}clojure\n(println 1)\n${fence}`;
     expect(noteLine(reply, "(println 1)")).toBe("; Note: Summing the rows.");
