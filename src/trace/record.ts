@@ -86,10 +86,12 @@ export function recordKeys(v: Value, sample: string): string {
   return out;
 }
 
-/** The maps of a vector of records, or of a vector of pages of them, pushed to `out` while it holds fewer than KEY_RECORDS; false when some element is neither. */
+/** The maps of a vector of records, or of a vector of pages of them (nils skipped), pushed to `out` while it holds fewer than KEY_RECORDS; false when some element is neither. */
 function records(v: Vec<Value>, out: Value[]): boolean {
   for (const r of v) {
     for (const m of r instanceof Vec ? (r as Vec<Value>) : [r]) {
+      // A nil is no record (a JSON null, a lookup that missed), not a sign that these are none.
+      if (m === null) continue;
       if (!isMap(m)) return false;
       if (out.length >= KEY_RECORDS) return true;
       out.push(m);
@@ -147,7 +149,7 @@ function everyMap(values: Iterable<Value>): boolean {
   return true;
 }
 
-/** The keys of the records among `rows` (maps, or vectors of maps one level down), or null when some element is neither. */
+/** The keys of the records among `rows` (maps, or vectors of maps one level down; nils are skipped), or null when some element is neither. */
 function keysOf(rows: Iterable<Value>): string[] | null {
   // Keys as values (keywords are interned), printed once each at the end.
   const keys = new Set<Value>();
@@ -156,6 +158,7 @@ function keysOf(rows: Iterable<Value>): string[] | null {
   for (const r of rows) {
     const records = r instanceof Vec ? (r as Vec<Value>) : [r];
     for (const m of records) {
+      if (m === null) continue;
       if (!isMap(m)) return null;
       if (++looked > KEY_RECORDS) return printed();
       for (const k of m.keys()) keys.add(k);

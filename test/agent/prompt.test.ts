@@ -408,6 +408,18 @@ describe("the task's data section (issue 20)", () => {
     expect(lines({ account })).toContain("keys of :owner: :name :email :phone");
   });
 
+  // A nil among the records (a JSON null, a lookup that missed) made the vector no record list:
+  // `[{:id 1 :name "..." :email "..." ...} nil {:i...}]`, and `:tier` and `:credit_limit` nowhere.
+  it("lists the keys of records among nils", () => {
+    const row = (i: number) => ({ id: i, name: `customer-with-a-long-name-${i}`, email: `c${i}@example.com`, tier: "gold", credit_limit: 1000 * i });
+    const [line] = contextLines({ found: [row(1), null, row(2), row(3)] }, { sampleItems: 3, sampleChars: 80 }, reader(32));
+    expect(line).toContain("keys: :id :name :email :tier :credit_limit");
+    const [nested] = contextLines({ orders: [{ id: 1, lines: [null, { sku: "A", qty: 1, unit_price: 2.5 }] }] }, { sampleItems: 3, sampleChars: 40 }, reader(32));
+    expect(nested).toContain("keys of [* :lines]: :sku :qty :unit_price");
+    const [none] = contextLines({ xs: [null, null] }, { sampleItems: 3, sampleChars: 80 }, reader(32));
+    expect(none).not.toContain("keys");
+  });
+
   // JSON keys become keywords whatever they hold: a CSV export's "Order ID" printed as `:Order ID`,
   // which reads as the key :Order with the value ID (and `(:Order row)` is nil).
   it("writes a key the reader cannot read as a keyword as the call that makes it", () => {
