@@ -52,10 +52,10 @@ const MAX_LISTS = 4;
 /**
  * Every key of the records a value holds, in first-seen order, when the sample does not show
  * them all: a sample cut at its budget hides the later keys, which the mission may name
- * (`:revenue` for "Sum revenue"). Records are the maps of a vector (`, keys: :a :b`), of a vector
- * of vectors (pages), the values of a map of records (`, values' keys: ...`), a map keyed by
+ * (`:revenue` for "Sum revenue"). Records are the maps of a vector or set (`, keys: :a :b`), of a
+ * vector of vectors (pages), the values of a map of records (`, values' keys: ...`), a map keyed by
  * keywords itself (`, keys: ...`), and, by the path that reaches them (`*` for every element or
- * value), the maps of a vector under a map's key (`, keys of :rows: ...`, `, keys of [:data
+ * value), the maps of a vector or set under a map's key (`, keys of :rows: ...`, `, keys of [:data
  * :orders]: ...`) and records inside records: a field holding a record or a vector of them
  * (`, keys of :owner: ...`, `, keys of [* :items]: ...`, `, keys of [:results * :author]: ...`).
  * More than MAX_LISTS such lists (a dictionary of record lists) share one list (`, keys in its
@@ -66,7 +66,7 @@ export function recordKeys(v: Value, sample: string): string {
   const lists: Array<{ path: string[]; keys: string[] }> = [];
   const budget = { left: KEY_RECORDS };
   let out: string;
-  if (v instanceof Vec) {
+  if (v instanceof Vec || isSet(v)) {
     const keys = keysOf(v);
     out = listed("keys", keys, sample);
     const rows: Value[] = [];
@@ -87,7 +87,7 @@ export function recordKeys(v: Value, sample: string): string {
 }
 
 /** The maps of a vector of records, or of a vector of pages of them (nils skipped), pushed to `out` while it holds fewer than KEY_RECORDS; false when some element is neither. */
-function records(v: Vec<Value>, out: Value[]): boolean {
+function records(v: Iterable<Value>, out: Value[]): boolean {
   for (const r of v) {
     for (const m of r instanceof Vec ? (r as Vec<Value>) : [r]) {
       // A nil is no record (a JSON null, a lookup that missed), not a sign that these are none.
@@ -112,10 +112,11 @@ function recordLists(maps: readonly Value[], path: readonly string[], out: Array
     if (!isMap(m)) continue;
     for (const [k, x] of m) {
       if (--budget.left < 0) break;
-      if (!(x instanceof Vec) && !isMap(x)) continue;
+      const list = x instanceof Vec || isSet(x);
+      if (!list && !isMap(x)) continue;
       let h = held.get(k);
       if (h === undefined) held.set(k, (h = { vectors: [], maps: [] }));
-      if (x instanceof Vec) {
+      if (list) {
         const rows: Value[] = [];
         if (records(x, rows)) for (const r of rows) if (h.vectors.length < KEY_RECORDS) h.vectors.push(r);
       } else h.maps.push(x);

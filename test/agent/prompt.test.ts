@@ -14,7 +14,9 @@ import { STANDARD_CLOJURE, STANDARD_FORMS } from "../../src/lisp/core/standard.j
 import { DOCUMENTED_SPECIAL_FORMS } from "../../src/lisp/analyzer/specials/index.js";
 import { allBuiltins } from "../../src/lisp/core/registry.js";
 import { evaluate } from "../../src/lisp/evaluate.js";
-import { ContextReader } from "../../src/lisp/interop.js";
+import { ContextReader, toLisp } from "../../src/lisp/interop.js";
+import { keyword, LMap, LSet } from "../../src/lisp/index.js";
+import { recordKeys } from "../../src/trace/record.js";
 import { resolveLimits } from "../../src/lisp/limits.js";
 import { virtualClock } from "../support/run.js";
 import { scriptedLlm } from "../../src/llm/scripted.js";
@@ -418,6 +420,14 @@ describe("the task's data section (issue 20)", () => {
     expect(nested).toContain("keys of [* :lines]: :sku :qty :unit_price");
     const [none] = contextLines({ xs: [null, null] }, { sampleItems: 3, sampleChars: 80 }, reader(32));
     expect(none).not.toContain("keys");
+  });
+
+  // A set of records (`(set rows)`, deduplicated records) listed none: `#{{:id 0 :name "..." ...} {:id 1...}}`.
+  it("lists the keys of a set of records, and of sets of records under a map's keys", () => {
+    const row = (i: number) => ({ id: i, name: `customer-with-a-long-name-${i}`, email: `c${i}@example.com`, tier: "gold", credit_limit: 1000 * i });
+    const set = LSet([toLisp(row(1)), toLisp(row(2))]);
+    expect(recordKeys(set, "#{{:id 1 ...}}")).toBe(", keys: :id :name :email :tier :credit_limit");
+    expect(recordKeys(LMap([[keyword("uniq"), set]]), "{:uniq #{...}}")).toBe(", keys of :uniq: :id :name :email :tier :credit_limit");
   });
 
   // JSON keys become keywords whatever they hold: a CSV export's "Order ID" printed as `:Order ID`,
