@@ -213,10 +213,11 @@ export async function sweepPrintBudget(session: Session, budgets: readonly numbe
 /** Tokens after the system prompt and the task (each view's own), summed over every prompt of the run. */
 function historyTokens(trace: RunTrace, run: RunSettings): SessionResult["history"] {
   const out = { full: 0, compressed: 0, previous: 0, strict: 0 };
-  // The compressed view's legend heads its first summary, where the full view's note on `Stored:`
-  // sits in its system prompt: each view's fixed explanation is left out of its history alike.
+  // The compressed view's legend heads its first summary line (a summary, or what a turn kept in
+  // full taught, in its feedback), where the full view's note on `Stored:` sits in its system
+  // prompt: each view's fixed explanation is left out of its history alike.
   const legend = countTokens(summaryLegend() + "\n");
-  const after = (messages: readonly ChatMessage[]): number => promptTokens(messages) - promptTokens(messages.slice(0, 2)) - (messages.some((m) => m.role === "assistant" && m.content.startsWith(summaryLegend())) ? legend : 0);
+  const after = (messages: readonly ChatMessage[]): number => promptTokens(messages) - promptTokens(messages.slice(0, 2)) - (messages.slice(2).some((m) => m.content.startsWith(summaryLegend())) ? legend : 0);
   for (let k = 0; k < trace.turns.length; k++) {
     const input: ViewInput = { ...run, system: trace.system, task: trace.task, turns: trace.turns.slice(0, k) };
     out.full += after(compressedView(input, { ...options(false), compressHistory: false }).messages);

@@ -15,7 +15,7 @@ import { promptsLeft } from "./prompts-left.js";
 import { providerPrice, readMultiplier, writeMultiplier, type ModelPrice } from "../compaction/prices.js";
 import { definitionLine, type Detail, isSmall, isWhole, learnedLines, noteLine, renderSummary, type RenderedSummary, type SummaryOptions } from "./summary.js";
 import { countTokens, TOKENS_PER_MESSAGE } from "../compaction/tokens.js";
-import { freeNames, showStandIns } from "../lisp/index.js";
+import { freeNames, read, showStandIns } from "../lisp/index.js";
 import { resolveViewOptions, type FullReason, type PromptView, type TurnPlace, type ViewInput, type ViewOptions, type ViewStats } from "./view.js";
 
 /** How one turn is rendered in the compressed view. */
@@ -384,11 +384,30 @@ const sourceTexts = new WeakMap<Turn, string>();
 function functionSources(turn: Turn): string {
   let text = sourceTexts.get(turn);
   if (text === undefined) {
-    const sources = turn.status === "ok" ? turn.definitions.flatMap((d) => (d.kind === "function" && d.source !== undefined ? [d.source.trim()] : [])) : [];
-    text = sources.length === 0 ? "" : `\`\`\`clojure\n${sources.join("\n")}\n\`\`\``;
+    const sources = new Set<string>();
+    if (turn.status === "ok") for (const d of turn.definitions) if (d.kind === "function" && d.source !== undefined) sources.add(enclosingForm(turn.program, d.source.trim()));
+    text = sources.size === 0 ? "" : `\`\`\`clojure\n${[...sources].join("\n")}\n\`\`\``;
     sourceTexts.set(turn, text);
   }
   return text;
+}
+
+/**
+ * The top-level form of `program` that holds a definition's `source`, or the source itself. A
+ * function's recorded source is its defn form: one defined inside a let showed `(defn tax [x] (min
+ * cap (* x rate)))`, and the rate and cap it closes over were in no line of the prompt.
+ */
+function enclosingForm(program: string | null, source: string): string {
+  const at = program?.indexOf(source) ?? -1;
+  if (program === null || at < 0) return source;
+  let forms;
+  try {
+    forms = read(program, 256);
+  } catch {
+    return source;
+  }
+  const form = forms.find((f) => f.loc.offset <= at && at + source.length <= f.loc.end);
+  return form === undefined ? source : program.slice(form.loc.offset, form.loc.end);
 }
 
 function definesAny(turn: Turn, names: readonly string[]): boolean {
@@ -748,6 +767,8 @@ export const compressedView: PromptView = (input, rawOptions) => {
   let run = "";
   let runFeedback: string | undefined;
   let tailed = false;
+  // Whether the legend was sent: it heads the prompt's first summary line (see summaryLegend).
+  let legendSent = false;
   const flush = (): void => {
     if (run === "") return;
     messages.push({ role: "assistant", content: run });
@@ -765,7 +786,7 @@ export const compressedView: PromptView = (input, rawOptions) => {
     if (full === null) {
       const shortFeedback = historyFeedback(input, turn, plan, true);
       // The legend heads the first summary: paid by runs that summarize, once, then cached.
-      const first = stats.turnsCompressed === 0;
+      const first = !legendSent;
       const legend = first && !options.strictPrefix ? legendShare(input, i) : 0;
       const summary = taughtSummary(turn, plan, summaryOptions, shortFeedback, options.strictPrefix || options.keepLatestFull ? "" : functionSources(turn), legend);
       const latest = i === last && !options.strictPrefix;
@@ -788,6 +809,7 @@ export const compressedView: PromptView = (input, rawOptions) => {
         stats.toolCallsDropped += turn.toolCalls.length - summary.toolCallsListed;
         if (run !== "") run += "\n\n";
         if (first) run += summaryLegend() + "\n";
+        legendSent = true;
         // The turn just done keeps the model's prose for one prompt, and the source of the
         // functions it defined (the next program builds on them, and a summary keeps only their
         // signatures: ptc_runner's lesson from its compressed runs); a turn whose function failed
@@ -807,10 +829,22 @@ export const compressedView: PromptView = (input, rawOptions) => {
         if (ownMessages || shortFeedback === undefined || shortFeedback !== renderTurnLine(turn.number + 1, info)) flush();
         continue;
       }
+      // Kept as written after all (its functions' source, its summary's cost): it teaches nothing
+      // beyond its program, as full history shows it (see taughtSummary). Samples after it were
+      // bytes full history never sends, '; Defined:' lines in a prompt with no legend.
+      plan.teach = "none";
     }
     flush();
     stats.turnsFull.push({ turn: turn.number, reason: full });
-    const feedback = full === "uncached" ? turn.feedback : withLearned(keptFeedback(input, turn, plan, i === last, options), learnedLines(turn, plan, summaryOptions));
+    let learned = full === "uncached" ? "" : learnedLines(turn, plan, summaryOptions);
+    // What a turn kept in full taught is in summary lines too: the legend heads them when no summary
+    // came before (keepLatestFull's latest turn, a turn before an error), else the prompt showed
+    // '; Defined: rows = vector[6], sample: ...' unexplained.
+    if (learned !== "" && !legendSent && turn.feedback !== undefined) {
+      learned = `${summaryLegend()}\n${learned}`;
+      legendSent = true;
+    }
+    const feedback = full === "uncached" ? turn.feedback : withLearned(keptFeedback(input, turn, plan, i === last, options), learned);
     places.push({ turn: turn.number, message: messages.length, start: 0, text: turn.reply });
     messages.push({ role: "assistant", content: turn.reply });
     if (feedback !== undefined) messages.push({ role: "user", content: showStandIns(feedback) });

@@ -1,6 +1,7 @@
 // How each history view explains earlier turns. The full view's part sits in the system prompt,
 // after the turn rules: each feedback ends with the names in memory (`Stored:`). The compressed
-// view sends no part there: its legend heads the first summary of a prompt, so a run that never
+// view sends no part there: its legend heads the first summary line of a prompt (a summary's, or
+// what a turn kept in full taught, before its feedback), so a run that never
 // summarizes (one that returns on its first turn, or keeps every turn as written) pays nothing
 // for it, and one that does pays it once, cached from then on like the summaries after it. Each
 // view sends its own system prompt, so a trace replayed under the other view (comparisons,
@@ -16,7 +17,7 @@ export function historySection(view: HistoryView): string {
   return view === "full" ? template("history-full") : "";
 }
 
-/** The compressed view's legend of summary lines, the first line of the first summary in a prompt. */
+/** The compressed view's legend of summary lines, the line before the first summary line in a prompt. */
 export function summaryLegend(): string {
   return template("history-compressed");
 }

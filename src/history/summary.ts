@@ -479,13 +479,19 @@ export function noteLine(reply: string, program: string | null = null): string {
   // A reasoning model's <think> block is its drafting, not what it concluded.
   const answer = splitThinking(reply).answer;
   const body = program?.trim() ?? "";
+  const fenced = /(`{3,}|~{3,})[\s\S]*?(\1|$)/g;
+  // Unfenced, the program is the whole answer (as the extractor takes it), maybe repaired before it
+  // ran (smart quotes, odd spaces) and so not found as written: no prose, not the program as a note.
+  if (body !== "" && !answer.includes(body) && !/`{3,}|~{3,}/.test(answer)) return "";
   const prose = (body === "" ? answer : answer.replace(body, " "))
-    .replace(/(`{3,}|~{3,})[\s\S]*?(\1|$)/g, " ")
+    .replace(fenced, " ")
     .replace(/\s+/g, " ")
     .trim();
   if (prose === "") return "";
   if (prose.length <= NOTE_CHARS) return "; Note: " + prose;
-  // Cut at the last word boundary within the limit (a single longer word is cut at the limit).
+  // Cut at the last word boundary within the limit, or at the limit when that boundary is in the
+  // first half: a single longer word, or prose without spaces between words (Japanese, Chinese),
+  // whose last space may follow a leading label ('結果: ...' kept only '結果:').
   const space = prose.lastIndexOf(" ", NOTE_CHARS);
-  return "; Note: " + prose.slice(0, space > 0 ? space : cutPoint(prose, NOTE_CHARS)) + "...";
+  return "; Note: " + prose.slice(0, space > NOTE_CHARS / 2 ? space : cutPoint(prose, NOTE_CHARS)) + "...";
 }

@@ -44,44 +44,96 @@ export function describeValue(v: Value, opts: Pick<RecordOptions, "sampleItems" 
 /** Records looked at, and keys listed before the rest are counted, for a collection's record keys. */
 const KEY_RECORDS = 10_000;
 const MAX_KEYS = 60;
-/** Map levels searched for record lists (`{:data {:orders [...]}}` is two), and lists named apart before their keys are merged. */
-const LIST_DEPTH = 3;
+/** Keys in a path searched for records (`{:data {:orders [...]}}` is two; `[:results * :author]` two). */
+const LIST_DEPTH = 6;
+/** Lists named apart before their keys are merged. */
 const MAX_LISTS = 4;
 
 /**
  * Every key of the records a value holds, in first-seen order, when the sample does not show
  * them all: a sample cut at its budget hides the later keys, which the mission may name
- * (`:revenue` for "Sum revenue"). Records are the maps of a vector (`, keys: :a :b`), of a vector
- * of vectors (pages), the values of a map of records (`, values' keys: ...`), a map keyed by
- * keywords itself (`, keys: ...`) and the maps of a vector under a map's key, nested maps
- * included (`, keys of :rows: ...`, `, keys of [:data :orders]: ...`); more than MAX_LISTS such
- * vectors (a dictionary of record lists) share one list (`, keys in its vectors: ...`), so the text
- * stays bounded however many entries the map has. Past MAX_KEYS the rest are counted
- * (`(+5 more)`), never left out unsaid. Empty otherwise.
+ * (`:revenue` for "Sum revenue"). Records are the maps of a vector or set (`, keys: :a :b`), of a
+ * vector of vectors (pages), the values of a map of records (`, values' keys: ...`), a map keyed by
+ * keywords itself (`, keys: ...`), and, by the path that reaches them (`*` for every element or
+ * value), the maps of a vector or set under a map's key (`, keys of :rows: ...`, `, keys of [:data
+ * :orders]: ...`) and records inside records: a field holding a record or a vector of them
+ * (`, keys of :owner: ...`, `, keys of [* :items]: ...`, `, keys of [:results * :author]: ...`).
+ * More than MAX_LISTS such lists (a dictionary of record lists) share one list (`, keys in its
+ * vectors: ...`), so the text stays bounded however many entries the map has. Past MAX_KEYS the
+ * rest are counted (`(+5 more)`), never left out unsaid. Empty otherwise.
  */
 export function recordKeys(v: Value, sample: string): string {
-  if (v instanceof Vec) return listed("keys", keysOf(v), sample);
-  if (!isMap(v) || v.size === 0) return "";
-  // One record (keyword keys are field names, as its shape takes them): its own keys, also when
-  // every field holds a map (`{:user {...} :billing {...}}`). A dictionary's keys are data, which its shape names.
-  let out = everyKeyword(v.keys()) ? listed("keys", keysOf([v]), sample) : "";
-  if (everyMap(v.values())) out += listed("values' keys", keysOf(v.values()), sample);
-  const lists: Array<{ path: Value[]; keys: string[] }> = [];
-  recordLists(v, [], lists, { left: KEY_RECORDS });
+  const lists: Array<{ path: string[]; keys: string[] }> = [];
+  const budget = { left: KEY_RECORDS };
+  let out: string;
+  if (v instanceof Vec || isSet(v)) {
+    const keys = keysOf(v);
+    out = listed("keys", keys, sample);
+    const rows: Value[] = [];
+    if (keys !== null && records(v, rows)) recordLists(rows, ["*"], lists, budget, true);
+  } else {
+    if (!isMap(v) || v.size === 0) return "";
+    // One record (keyword keys are field names, as its shape takes them): its own keys, also when
+    // every field holds a map (`{:user {...} :billing {...}}`). A dictionary's keys are data, which its shape names.
+    out = everyKeyword(v.keys()) ? listed("keys", keysOf([v]), sample) : "";
+    const values = everyMap(v.values());
+    if (values) out += listed("values' keys", keysOf(v.values()), sample);
+    // Those values' own keys are listed just above, together.
+    recordLists([v], [], lists, budget, !values);
+  }
   if (lists.length > MAX_LISTS) return out + listed("keys in its vectors", [...new Set(lists.flatMap((l) => l.keys))], sample);
-  for (const { path, keys } of lists) out += listed(`keys of ${path.length === 1 ? keyText(path[0]) : `[${path.map(keyText).join(" ")}]`}`, keys, sample);
+  for (const { path, keys } of lists) out += listed(`keys of ${path.length === 1 ? path[0] : `[${path.join(" ")}]`}`, keys, sample);
   return out;
 }
 
-/** The keys of the record vectors under a map's keys, LIST_DEPTH map levels down, by the paths that reach them; `budget.left` entries at most are looked at. */
-function recordLists(m: Value, path: readonly Value[], out: Array<{ path: Value[]; keys: string[] }>, budget: { left: number }): void {
-  if (!isMap(m)) return;
-  for (const [k, x] of m) {
-    if (--budget.left < 0) return;
-    if (x instanceof Vec) {
-      const keys = keysOf(x);
-      if (keys !== null) out.push({ path: [...path, k], keys });
-    } else if (isMap(x) && path.length + 1 < LIST_DEPTH) recordLists(x, [...path, k], out, budget);
+/** The maps of a vector of records, or of a vector of pages of them (nils skipped), pushed to `out` while it holds fewer than KEY_RECORDS; false when some element is neither. */
+function records(v: Iterable<Value>, out: Value[]): boolean {
+  for (const r of v) {
+    for (const m of r instanceof Vec ? (r as Vec<Value>) : [r]) {
+      // A nil is no record (a JSON null, a lookup that missed), not a sign that these are none.
+      if (m === null) continue;
+      if (!isMap(m)) return false;
+      if (out.length >= KEY_RECORDS) return true;
+      out.push(m);
+    }
+  }
+  return true;
+}
+
+/**
+ * The keys of the records under the keys of `maps` (the maps one path reaches), LIST_DEPTH keys
+ * down, by the paths that reach them: vectors of records, and records (keyword-keyed maps) unless
+ * `own` is false (the caller lists them together); `budget.left` entries at most are looked at.
+ */
+function recordLists(maps: readonly Value[], path: readonly string[], out: Array<{ path: string[]; keys: string[] }>, budget: { left: number }, own: boolean): void {
+  // What each key holds across the maps, in first-seen order: records from vectors apart from maps.
+  const held = new Map<Value, { vectors: Value[]; maps: Value[] }>();
+  for (const m of maps) {
+    if (!isMap(m)) continue;
+    for (const [k, x] of m) {
+      if (--budget.left < 0) break;
+      const list = x instanceof Vec || isSet(x);
+      if (!list && !isMap(x)) continue;
+      let h = held.get(k);
+      if (h === undefined) held.set(k, (h = { vectors: [], maps: [] }));
+      if (list) {
+        const rows: Value[] = [];
+        if (records(x, rows)) for (const r of rows) if (h.vectors.length < KEY_RECORDS) h.vectors.push(r);
+      } else h.maps.push(x);
+    }
+  }
+  const depth = path.reduce((n, p) => (p === "*" ? n : n + 1), 0) + 1;
+  for (const [k, { vectors, maps: inner }] of held) {
+    const at = [...path, keyText(k)];
+    if (vectors.length > 0) {
+      out.push({ path: at, keys: keysOf(vectors) ?? [] });
+      if (depth < LIST_DEPTH) recordLists(vectors, [...at, "*"], out, budget, true);
+    }
+    if (inner.length === 0) continue;
+    // A record's field holding a record; a dictionary's keys are data, which its shape names.
+    const record = inner.filter((m) => isMap(m) && everyKeyword(m.keys()));
+    if (own && record.length > 0) out.push({ path: at, keys: keysOf(record) ?? [] });
+    if (depth < LIST_DEPTH) recordLists(inner, at, out, budget, true);
   }
 }
 
@@ -98,7 +150,7 @@ function everyMap(values: Iterable<Value>): boolean {
   return true;
 }
 
-/** The keys of the records among `rows` (maps, or vectors of maps one level down), or null when some element is neither. */
+/** The keys of the records among `rows` (maps, or vectors of maps one level down; nils are skipped), or null when some element is neither. */
 function keysOf(rows: Iterable<Value>): string[] | null {
   // Keys as values (keywords are interned), printed once each at the end.
   const keys = new Set<Value>();
@@ -107,6 +159,7 @@ function keysOf(rows: Iterable<Value>): string[] | null {
   for (const r of rows) {
     const records = r instanceof Vec ? (r as Vec<Value>) : [r];
     for (const m of records) {
+      if (m === null) continue;
       if (!isMap(m)) return null;
       if (++looked > KEY_RECORDS) return printed();
       for (const k of m.keys()) keys.add(k);

@@ -14,7 +14,9 @@ import { STANDARD_CLOJURE, STANDARD_FORMS } from "../../src/lisp/core/standard.j
 import { DOCUMENTED_SPECIAL_FORMS } from "../../src/lisp/analyzer/specials/index.js";
 import { allBuiltins } from "../../src/lisp/core/registry.js";
 import { evaluate } from "../../src/lisp/evaluate.js";
-import { ContextReader } from "../../src/lisp/interop.js";
+import { ContextReader, toLisp } from "../../src/lisp/interop.js";
+import { keyword, LMap, LSet } from "../../src/lisp/index.js";
+import { recordKeys } from "../../src/trace/record.js";
 import { resolveLimits } from "../../src/lisp/limits.js";
 import { virtualClock } from "../support/run.js";
 import { scriptedLlm } from "../../src/llm/scripted.js";
@@ -388,6 +390,44 @@ describe("the task's data section (issue 20)", () => {
     const profile = { user: { name: "Alice Wonderland the third", email: "alice@example.com" }, account: { plan: "pro", seats: 12 }, billing: { card: "visa", last4: "4242" } };
     const [line] = contextLines({ profile }, { sampleItems: 3, sampleChars: 80 }, reader(32));
     expect(line).toContain(", keys: :user :account :billing, values' keys: :name :email :plan :seats :card :last4");
+  });
+
+  // Records inside records were in no list: an order's line items (`:unit_price` past the cut of
+  // `{:sku "SKU-0" :qty 1 :un...}`), a result's author, a GraphQL connection's nodes
+  // (`keys of [:data :orders :edges]: :node`, and `:total` nowhere).
+  it("lists the keys of records nested in records, by their path (* for every element)", () => {
+    const lines = (context: Record<string, unknown>): string => contextLines(context, { sampleItems: 3, sampleChars: 80 }, reader(32)).join("\n");
+    const orders = Array.from({ length: 5 }, (_, i) => ({ id: i, customer: `customer-with-a-long-name-${i}`, items: [{ sku: `SKU-${i}`, qty: i + 1, unit_price: 9.5 }] }));
+    expect(lines({ orders })).toContain("keys of [* :items]: :sku :qty :unit_price");
+    // Past the 10,000 records looked at for the vector's own keys too.
+    expect(lines({ orders: Array.from({ length: 12_000 }, (_, i) => orders[i % 5]) })).toContain("keys of [* :items]: :sku :qty :unit_price");
+    const results = Array.from({ length: 5 }, (_, i) => ({ id: i, title: `A fairly long title number ${i}`, score: i / 3, author: { handle: `@u${i}`, karma: i * 10 } }));
+    expect(lines({ resp: { meta: { page: 1, total: 300 }, results } })).toContain("keys of :results: :id :title :score :author, keys of [:results * :author]: :handle :karma");
+    const edges = Array.from({ length: 4 }, (_, i) => ({ node: { id: i, total: i * 10, lineItems: [{ sku: "A", qty: 1 }] } }));
+    expect(lines({ gql: { data: { orders: { edges } } } })).toContain("keys of [:data :orders :edges]: :node, keys of [:data :orders :edges * :node]: :id :total :lineItems, keys of [:data :orders :edges * :node :lineItems]: :sku :qty");
+    // A record's field holding a record: its keys by the field's name.
+    const account = { id: 7, owner: { name: "Alice Wonderland the third", email: "alice@example.com", phone: "+1 555 0100" }, plan: "pro" };
+    expect(lines({ account })).toContain("keys of :owner: :name :email :phone");
+  });
+
+  // A nil among the records (a JSON null, a lookup that missed) made the vector no record list:
+  // `[{:id 1 :name "..." :email "..." ...} nil {:i...}]`, and `:tier` and `:credit_limit` nowhere.
+  it("lists the keys of records among nils", () => {
+    const row = (i: number) => ({ id: i, name: `customer-with-a-long-name-${i}`, email: `c${i}@example.com`, tier: "gold", credit_limit: 1000 * i });
+    const [line] = contextLines({ found: [row(1), null, row(2), row(3)] }, { sampleItems: 3, sampleChars: 80 }, reader(32));
+    expect(line).toContain("keys: :id :name :email :tier :credit_limit");
+    const [nested] = contextLines({ orders: [{ id: 1, lines: [null, { sku: "A", qty: 1, unit_price: 2.5 }] }] }, { sampleItems: 3, sampleChars: 40 }, reader(32));
+    expect(nested).toContain("keys of [* :lines]: :sku :qty :unit_price");
+    const [none] = contextLines({ xs: [null, null] }, { sampleItems: 3, sampleChars: 80 }, reader(32));
+    expect(none).not.toContain("keys");
+  });
+
+  // A set of records (`(set rows)`, deduplicated records) listed none: `#{{:id 0 :name "..." ...} {:id 1...}}`.
+  it("lists the keys of a set of records, and of sets of records under a map's keys", () => {
+    const row = (i: number) => ({ id: i, name: `customer-with-a-long-name-${i}`, email: `c${i}@example.com`, tier: "gold", credit_limit: 1000 * i });
+    const set = LSet([toLisp(row(1)), toLisp(row(2))]);
+    expect(recordKeys(set, "#{{:id 1 ...}}")).toBe(", keys: :id :name :email :tier :credit_limit");
+    expect(recordKeys(LMap([[keyword("uniq"), set]]), "{:uniq #{...}}")).toBe(", keys of :uniq: :id :name :email :tier :credit_limit");
   });
 
   // JSON keys become keywords whatever they hold: a CSV export's "Order ID" printed as `:Order ID`,

@@ -97,6 +97,15 @@ describe("keeping what a model needs", () => {
     expect(text(v), JSON.stringify(v.messages.slice(2))).toMatch(/; Defined: rows = vector\[5\], sample: .*, keys: :region :customer :address :comment :revenue/);
   });
 
+  // A record's own records (an order's line items) were in no line once the output that showed them
+  // was dropped: the shape said `:items vector`, the sample `{:sku "SKU-0" :qty 1 :un...}`.
+  it("lists the keys of records nested in records, in shapes and samples", async () => {
+    const orders = Array.from({ length: 5 }, (_, i) => ({ id: i, customer: `customer-with-a-long-name-${i}`, items: [{ sku: `SKU-${i}`, qty: i + 1, unit_price: 9.5 }] }));
+    const trace = await run([reply("Big orders.", `(def big (filter #(> (:id %) 1) data/orders))\n(println (first big))`), reply("Done.", "(return 1)")], { orders });
+    const opts = { sampleItems: 3, sampleChars: 80, toolCallsPerTurn: 10 };
+    for (const ctx of [{ printsShown: 0 }, { printsShown: 0, read: new Set(["big"]) }]) expect(renderSummary(trace.turns[0], ctx, opts).text).toMatch(/; Defined: big = vector\[3\].*, keys of \[\* :items\]: :sku :qty :unit_price$/m);
+  });
+
   // One record (a settings or watch-list map) whose sample its budget cut: its later keys were
   // gone from the prompt (`{:cities [...] :status "held" :min-total 400 ...}` hid `:label`, which the
   // mission names) while a vector of such maps listed them.
@@ -191,6 +200,40 @@ describe("keeping what a model needs", () => {
           expect(v.messages.slice(2).some((m) => String(m.content).includes("(def")), first).toBe(later.length > 0);
         }
       }
+    }
+  });
+
+  // Kept as written for its functions' source (or, in strict-prefix mode, because its summary did
+  // not pay), a turn that printed nothing still showed the samples its summary would have taught:
+  // '; Defined: weights = map[2], sample: {...}' after the program, in a prompt with no summary and
+  // so no legend, and bytes full history never sends.
+  it("a turn kept as written for its functions' source teaches nothing beyond its program", async () => {
+    const score = '(defn score "Weighted score" [o] (+ (* 0.7 (:total o)) (* 0.3 (:items o)) (if (= (:status o) "held") -50 0)))';
+    const trace = await run([reply("A scoring helper and the weights.", `${score}\n(def weights {:total 0.7 :items 0.3})`), reply("Use.", '(println "used" (score {:total 1 :items 2}))'), reply("Again.", '(println "again" 2)'), reply("Done.", "(return 1)")]);
+    for (const opts of [options(), options("breakpoint")]) {
+      for (const k of [1, 2]) {
+        const v = view(trace, k, opts, 30);
+        const kept = v.stats.turnsFull.some((t) => t.turn === 1);
+        expect(kept || k > 1).toBe(true);
+        if (!kept) continue;
+        // Turn 1 as full history shows it: its reply, and its feedback without `Stored:`.
+        const at = (v.turns ?? []).find((p) => p.turn === 1)?.message ?? -1;
+        expect(v.messages[at + 1].content, JSON.stringify(opts)).toBe("Turn 2 of 30.");
+        if (text(v).includes("; Defined:")) expect(text(v)).toContain(summaryLegend());
+      }
+    }
+  });
+
+  // A function's recorded source is its defn form: one defined inside a let showed
+  // '(defn tax [x] (min cap (* x rate)))' after the summary, and the rate and cap it closes over
+  // were in no line of the prompt that builds on it.
+  it("shows a function defined inside a let with the let it closes over", async () => {
+    const why = "Helpers over a rate I keep private, which the next programs will call on every order total. ";
+    const trace = await run([reply(why, "(let [rate 0.0825 cap 500] (defn tax [x] (min cap (* x rate))))\n(def tax2 (let [r 0.1] (fn [x] (* x r))))"), reply("Use.", "(println (tax 100) (tax2 10))"), reply("Again.", '(println "again" 2)'), reply("Done.", "(return 1)")]);
+    for (const cacheModel of ["token-prefix", "breakpoint"] as const) {
+      const next = text(view(trace, 1, options(cacheModel), 20));
+      expect(next).toContain("(let [rate 0.0825 cap 500] (defn tax [x] (min cap (* x rate))))");
+      expect(next).toContain("(def tax2 (let [r 0.1] (fn [x] (* x r))))");
     }
   });
 

@@ -114,6 +114,42 @@ describe("the compressed view's legend (issue 20)", () => {
   }, 60_000);
 });
 
+// The legend headed the first summary only: a turn kept in full with what it taught (keepLatestFull's
+// latest turn, a turn before an error) showed '; Defined: rows = vector[6], sample: ...' in prompts
+// with no summary, and so no legend (71 prompts over the bench's sessions and 300 generated traces).
+describe("every prompt that shows a summary line shows the legend before it", () => {
+  const labelled = (text: string): number => text.split("\n").findIndex((l) => l !== legend && /^; [A-Z][a-z]+[ :(]/.test(l));
+  const check = (trace: Pick<RunTrace, "system" | "task" | "turns">, maxTurns: number, options: ViewOptions[]): void => {
+    for (const opts of options) {
+      for (let k = 1; k <= trace.turns.length; k++) {
+        const turns = trace.turns.slice(0, k);
+        const view = compressedView({ system: trace.system, task: trace.task, turns, maxTurns }, opts);
+        // Summary lines are in summaries and in feedback, never in a reply kept as written.
+        const kept = new Set((view.turns ?? []).filter((p) => p.text === turns[p.turn - 1].reply).map((p) => p.message));
+        const shown = view.messages.slice(2).map((m, i) => (kept.has(i + 2) ? "" : m.content)).join("\n");
+        const at = labelled(shown);
+        if (at >= 0) expect(shown.split("\n").slice(0, at).join("\n") + "\n", `${JSON.stringify(opts)} k=${k}`).toContain(legend + "\n");
+      }
+    }
+  };
+
+  it("with the latest turn kept in full (keepLatestFull), over a session that defines without printing", async () => {
+    const program = (code: string): string => "```clojure\n" + code + "\n```";
+    const replies = [program("(def rows (vec (map (fn [i] {:sku (str \"S\" i) :rating (/ i 2)}) (range 6))))"), program("(def best (first (sort-by :rating > rows)))"), program("(return (:sku best))")];
+    const step = await SubAgent.run(SubAgent.create({ prompt: "Find the best.", maxTurns: 3 }), { llm: scriptedLlm(replies), compressHistory: true, view: { keepLatestFull: true } });
+    expect(step.ok).toBe(true);
+    const second = step.turns[1].messages.map((m) => (typeof m.content === "string" ? m.content : "")).join("\n");
+    expect(second).toContain("; Defined: rows = vector[6]");
+    expect(second).toContain(legend);
+    check(step.trace, 3, [{ ...defaultViewOptions, compressHistory: true, keepLatestFull: true }]);
+  });
+
+  it("over generated traces, under every option set", () => {
+    const options = [...OPTIONS, { ...defaultViewOptions, compressHistory: true, keepLatestFull: true }, { ...defaultViewOptions, compressHistory: true, keepLatestFull: true, cacheModel: "breakpoint" as const }];
+    for (const specs of fc.sample(turnSpecs(2, 10), { numRuns: 40, seed: 7 })) for (const budget of [14, 200]) check(buildTrace(specs, budget), budget, options);
+  }, 60_000);
+});
+
 describe("a system prompt per view (issue 20)", () => {
   const agent = { tools: {}, maxTurns: 5 };
   const full = systemPrompt(agent, "full");

@@ -448,13 +448,13 @@ describe("compressed view properties", () => {
       fc.property(turnSpecs(), optionsArb, fc.boolean(), (specs, options, finished) => {
         const trace = buildTrace(specs, MAX_TURNS, finished);
         const input = inputOf(trace);
-        // Less the legend heading the first summary (the full view's own note on `Stored:` sits in
-        // the agent's system prompt, which the compressed view leaves out).
+        // Less the legend heading the first summary line, a summary's or a full turn's feedback's (the
+        // full view's own note on `Stored:` sits in the agent's system prompt, which the compressed view leaves out).
         const legend = summaryLegend() + "\n";
         const compressed = compressedView(input, options).messages;
         compressed.forEach((m, i) => {
           const text: string = m.content;
-          if (m.role === "assistant" && text.startsWith(legend)) compressed[i] = { role: "assistant", content: text.slice(legend.length) };
+          if (i >= 2 && text.startsWith(legend)) compressed[i] = { role: m.role, content: text.slice(legend.length) };
         });
         const full = fullView(input, options).messages;
         expect(compressed.length).toBeLessThanOrEqual(full.length);

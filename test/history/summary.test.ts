@@ -414,6 +414,14 @@ describe("noteLine", () => {
     expect(noteLine("(def t (+ 1 2))\n(println t)", "(def t (+ 1 2))\n(println t)")).toBe("");
   });
 
+  // A bare program is the whole answer, repaired before it ran (smart quotes, odd spaces): not found
+  // as written, it was kept as the note, '; Note: (def total (->> ... “even” ...' as "your words".
+  it("leaves out a bare program the extractor repaired", () => {
+    const reply = "(def kind “even”)\n(println\u00a0“kind” kind)";
+    expect(noteLine(reply, '(def kind "even")\n(println "kind" kind)')).toBe("");
+    expect(noteLine(`Kind first.\n${fence}clojure\n(def kind “even”)\n${fence}`, '(def kind "even")')).toBe("; Note: Kind first.");
+  });
+
   it("keeps the answer's prose, not a reasoning model's <think> block", () => {
     const reply = `<think>\nHmm, maybe count first? ${fence}clojure\n(count rows)\n${fence}\n</think>\nSumming the rows.\n${fence}clojure\n(println 1)\n${fence}`;
     expect(noteLine(reply, "(println 1)")).toBe("; Note: Summing the rows.");
@@ -430,5 +438,16 @@ describe("noteLine", () => {
     const wide = "x".repeat(500);
     expect(noteLine(wide)).toBe(`; Note: ${"x".repeat(160)}...`);
     expect(noteLine("y".repeat(160))).toBe(`; Note: ${"y".repeat(160)}`);
+  });
+
+  // Prose without spaces between words (Japanese, Chinese) was cut at its last space, which could
+  // be the one after a leading label: '; Note: 結果:...', all of what the model concluded gone.
+  it("cuts prose whose last space within 160 characters is near its start at 160, not at that space", () => {
+    const ja = "東京の注文は四百二十件で、保留中は三十七件です。割引率は十二パーセント、上限は五千円です。".repeat(6);
+    for (const label of ["結果: ", "Step 2: "]) {
+      const note = noteLine(label + ja).slice("; Note: ".length);
+      expect(note).toBe(`${(label + ja).slice(0, 160)}...`);
+      expect(note).toContain("割引率は十二パーセント");
+    }
   });
 });
