@@ -27,7 +27,8 @@ import { sortOrder } from "./core/sorted.js";
 import { compare, compareDescending } from "./equality.js";
 import { resolveIsolation, type Isolation, type ResolvedIsolation } from "./isolate/options.js";
 import { evaluateIsolated } from "./isolate/run.js";
-import { hiddenKeys, hiddenTextIndex, hiddenTexts, isHiddenKey, Marks, meetsHidden, quotedHidden, type Origin, type QuoteIndex } from "./marks.js";
+import { hiddenKeys, isHiddenKey, Marks, meetsHidden, type Origin } from "./marks.js";
+import { contextQuotes } from "./quoted-context.js";
 import { againOptions, defineAgain, type Entry } from "./define-again.js";
 import { RemoteFn } from "./wire.js";
 import { anyHoldsFunction, holdsFunction } from "./holds-function.js";
@@ -281,16 +282,8 @@ interface ContextHost extends DataHost {
 function dataHost(ctx: EvaluateOptions["ctx"], limits: Limits, marks: Marks | null): ContextHost | null {
   if (!ctx) return null;
   const cache = new Map<string, Value>();
-  let index: QuoteIndex<string> | undefined;
   const convert = (k: string, budget: Budget): Value => (Object.hasOwn(ctx, k) ? toLisp(contextValue(ctx, k), limits.maxNestingDepth, 0, `data/${k}`, budget) : null);
-  const textsOf = (k: string): Array<[string, string]> => {
-    try {
-      return hiddenTexts(contextValue(ctx, k)).map((t) => [t, k]);
-    } catch {
-      // What cannot be read is not searched for; a read by the program reports it.
-      return [];
-    }
-  };
+  const quotes = marks === null ? null : contextQuotes(ctx, limits, () => marks, cache);
   const host: ContextHost = {
     has: (k) => Object.hasOwn(ctx, k),
     keys: () => Object.keys(ctx),
@@ -310,24 +303,7 @@ function dataHost(ctx: EvaluateOptions["ctx"], limits: Limits, marks: Marks | nu
       }
       return v;
     },
-    sentBack(result, message) {
-      if (marks === null) return false;
-      index ??= hiddenTextIndex(Object.keys(ctx).filter(isHiddenKey).flatMap(textsOf));
-      const keys = quotedHidden(index, result, message);
-      for (const k of keys) {
-        if (cache.has(k)) continue;
-        // Read now, between the program's steps (a tool's answer arrives there): the host's
-        // bookkeeping, within the run's limits and not charged, as the search was.
-        try {
-          const v = convert(k, new Budget(limits));
-          marks.hidden(k, v, new Budget(limits));
-          cache.set(k, v);
-        } catch {
-          // Past the limits the program's own read would stop at: what was marked stays marked.
-        }
-      }
-      return keys.size > 0;
-    },
+    sentBack: (result, message) => quotes?.(result, message) === true,
   };
   return host;
 }

@@ -147,11 +147,16 @@ describe.each(["none", "worker"] as const)("hidden context in every channel but 
     expectNoLeaks(await channels(r));
   });
 
-  // An aborted worker's run is recorded from the host's own records of its calls.
-  it("a run aborted after a tool's failure quoted a hidden value", async () => {
+  // An aborted worker's run is recorded from the host's own records of its calls, and the events
+  // are told from them as the calls end: the worker's records come after. A run that never read
+  // the token in the turn has nothing marked but what the tool's message quotes.
+  it.each([
+    ["read in the turn", "(def tok (:token data/_creds))\n"],
+    ["not read in the turn", ""],
+  ])("a run aborted after a tool's failure quoted a hidden value %s", async (_what, read) => {
     const abort = new AbortController();
     const stop = tool({ description: "Stops.", input: z.object({}), run: () => (abort.abort(), null) });
-    const programs = ['(def tok (:token data/_creds))\n(println (try (tool/session {:user "ann"}) (catch e (ex-message e))))\n(tool/stop {})'];
+    const programs = [`${read}(println (try (tool/session {:user "ann"}) (catch e (ex-message e))))\n(tool/stop {})`];
     const agent = SubAgent.create({ prompt: "Check the customer.", tools: { ...tools(), stop }, maxTurns: 2 });
     const events: AgentEvent[] = [];
     const step = await SubAgent.run(agent, { llm: scriptedLlm(programs.map(code)), context: { _creds: { token: TOKEN } }, signal: abort.signal, isolation, onEvent: (e) => events.push(e) });

@@ -15,6 +15,7 @@ import { quietly, timeoutError, whileWhole } from "../runtime.js";
 import { contextJsonTimeout } from "../context-json.js";
 import type { Value } from "../values.js";
 import { WireReader, WireWriter } from "../wire.js";
+import { contextQuotes } from "../quoted-context.js";
 import { poolFor, type ExitReason, type PoolWorker } from "./pool.js";
 import { tooDeepToCross, type CtxEntry, type DataError, type DoneMessage, type FromWorker, type MemoryEntryWire, type RunMessage, type ToolInfo } from "./protocol.js";
 
@@ -98,7 +99,11 @@ export async function evaluateIsolated(source: string, options: EvaluateOptions,
   // message is hidden with them as the run's own record of the call hides it (Marks.hideText),
   // for the events heard while it runs and the records kept if its worker is ended.
   let marked: Marks | null = null;
+  // A message may quote hidden context the worker's run never read (a tool holding the key
+  // itself): marked here as the worker marks it, for the events heard before the worker's record.
+  const quotes = options.ctx === undefined ? null : contextQuotes(options.ctx, limits, () => (marked ??= new Marks()), new Map());
   const shownError = (text: string, args: Record<string, unknown>, shown: Record<string, unknown> | undefined): string => {
+    quotes?.(undefined, text);
     const hidden = marked === null ? text : marked.hideText(text, true);
     const rewritten = shown === undefined ? hidden : hideArgs(hidden, args, shown);
     return marked === null ? rewritten : marked.hideBareIn(rewritten, args);
