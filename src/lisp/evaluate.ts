@@ -571,7 +571,13 @@ export async function evaluateWith(source: string, options: EvaluateOptions, sin
       const report = reporter(record, spec, onToolCall);
       const t0 = now();
       let resultHidden = false;
-      const call: ToolCallInfo = { hidden: shown === hostArgs ? [] : hiddenKeys(shown), hideResult: () => void (resultHidden = true), ranWith: (given) => ranWith(record, given), size: record.size, ...(report.answering === undefined ? {} : { answering: report.answering }) };
+      // Text the host wrote about the call (its error message, its edit of the arguments) may
+      // quote a hidden argument back, however short (`cvv 737 wrong`), or hidden context it holds.
+      const shownText = (text: string): string => {
+        data?.sentBack(undefined, text);
+        return marks === null ? text : marks.hideBareIn(marks.hideEchoes(args, marks.hideText(text, true)), hostArgs);
+      };
+      const call: ToolCallInfo = { hidden: shown === hostArgs ? [] : hiddenKeys(shown), hideResult: () => void (resultHidden = true), ranWith: (given) => ranWith(record, given, shownText), size: record.size, ...(report.answering === undefined ? {} : { answering: report.answering }) };
       return settle(spec, hostArgs, call, halting(), spec.timeoutMs ?? options.toolTimeoutMs)
         .then((answer) => convertResult(state, answer.value, name, record))
         .then(
@@ -590,9 +596,7 @@ export async function evaluateWith(source: string, options: EvaluateOptions, sin
           (thrown: unknown) => {
             const e = ours(thrown);
             const message = e instanceof ToolTimeout ? `no answer within ${e.ms} ms` : thrownMessage(thrown);
-            // A tool's message may quote a hidden argument back, however short (`cvv 737 wrong`).
-            if (record.held !== true) data?.sentBack(undefined, message);
-            record.error = record.held === true ? HELD_CALL : toolMessage(marks === null ? message : marks.hideBareIn(marks.hideEchoes(args, marks.hideText(message, true)), hostArgs));
+            record.error = record.held === true ? HELD_CALL : toolMessage(shownText(message));
             if (isLimit(e)) Object.assign(record, limitRecord(e));
             record.durationMs = now() - t0;
             report.end();

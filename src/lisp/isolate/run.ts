@@ -192,7 +192,7 @@ export async function evaluateIsolated(source: string, options: EvaluateOptions,
           const report = reporter(record, spec, onToolCall);
           const t0 = performance.now();
           let resultHidden = false;
-          const info = { hidden: m.shown === undefined ? [] : hiddenKeys(m.shown), hideResult: () => void (resultHidden = true), ranWith: (given: Record<string, unknown>) => ranWith(record, given), ...(m.size === undefined ? {} : { size: m.size }), ...(report.answering === undefined ? {} : { answering: report.answering }) };
+          const info = { hidden: m.shown === undefined ? [] : hiddenKeys(m.shown), hideResult: () => void (resultHidden = true), ranWith: (given: Record<string, unknown>) => ranWith(record, given, (text) => shownError(text, m.args, m.shown)), ...(m.size === undefined ? {} : { size: m.size }), ...(report.answering === undefined ? {} : { answering: report.answering }) };
           Promise.resolve()
             .then(() => boxed(spec.run(m.args, ac.signal, info)))
             .then(
