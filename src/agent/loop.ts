@@ -8,7 +8,7 @@ import { defaultViewOptions, resolveViewOptions, type ViewInput, type ViewOption
 import { createMeter, outputTokens, requestPrice, type Meter, type Prompt } from "../compaction/measure.js";
 import { lookupPrice, type ModelPrice } from "../compaction/prices.js";
 import type { Json } from "../compaction/types.js";
-import { ABORTED, ContextReader, isAbortSignal, readableContext, UNLISTED_CONTEXT, defaultLimits, type ErrorInfo, MAX_TIMER_MS, evaluate, type Limits, type Marks, type Memory, print, resolveLimits, showStandIns, showStandInsIn, toHost, type ToolCallRecord, unlessAborted, type Value } from "../lisp/index.js";
+import { ABORTED, ContextReader, contextQuotes, isAbortSignal, readableContext, UNLISTED_CONTEXT, defaultLimits, type ErrorInfo, MAX_TIMER_MS, evaluate, type Limits, Marks, type Memory, print, resolveLimits, showStandIns, showStandInsIn, toHost, type ToolCallRecord, unlessAborted, type Value } from "../lisp/index.js";
 import { isTokenCount } from "../llm/args.js";
 import { cacheMarks } from "../llm/messages.js";
 import type { Llm, LlmUsage } from "../llm/types.js";
@@ -615,9 +615,13 @@ class AgentRun {
       thrown = true;
     }
     // The issues name the value's keys and may quote it (a host's own message), rewritten too, as
-    // a tool's message may quote its arguments: hidden ones are stand-ins. Then cut as a tool's
-    // error is, after hiding, so that no cut leaves a piece of a hidden value unrecognized.
-    const shown = (thrown ? shortMessage : shortIssues)(marks === undefined ? message : showStandIns(marks.hideEchoes(lisp, marks.hideText(message, true))));
+    // a tool's message may quote its arguments: hidden ones are stand-ins. A host's message may
+    // quote hidden context the program never read too (its check reads the vault): searched for
+    // as a tool's message is. Then cut as a tool's error is, after hiding, so that no cut leaves
+    // a piece of a hidden value unrecognized.
+    const hiding = marks ?? new Marks();
+    contextQuotes(this.context, resolveLimits(this.options.limits), () => hiding, new Map())(undefined, message);
+    const shown = (thrown ? shortMessage : shortIssues)(showStandIns(hiding.hideEchoes(lisp, hiding.hideText(message, true))));
     // A check the abort or the deadline stopped gave no verdict: the turn was cut short, as a
     // program stopped so is (resume runs it again rather than replay a verdict it never had).
     record.error = stopped ? { kind: "aborted", phase: "runtime", message: shown } : { kind: "value_error", phase: "runtime", message: shown, hint: "fix the value so it has the shape under Expected output, then return it again" };
