@@ -136,6 +136,12 @@ export interface EvaluateOptions {
    * a byte order mark opening it is dropped, as when a file's bytes are decoded.
    */
   ctxJson?: string;
+  /**
+   * The hidden context (`_` keys) of the runs that called this one, nearest first: an agent
+   * called as a tool, whose tools are often its caller's. Never readable here, but a tool's
+   * result or message quoting it is hidden as one quoting this run's own hidden context is.
+   */
+  callerHidden?: ReadonlyArray<Readonly<Record<string, unknown>>>;
   tools?: Readonly<Record<string, ToolFn | ToolSpec>>;
   memory?: Memory;
   limits?: Partial<Limits>;
@@ -279,11 +285,13 @@ interface ContextHost extends DataHost {
   sentBack(result: Value | undefined, message?: string): boolean;
 }
 
-function dataHost(ctx: EvaluateOptions["ctx"], limits: Limits, marks: Marks | null): ContextHost | null {
+function dataHost(given: EvaluateOptions["ctx"], limits: Limits, marks: Marks | null, callers: EvaluateOptions["callerHidden"]): ContextHost | null {
+  // A run without context of its own whose callers' tools may still quote theirs reads an empty one.
+  const ctx = given ?? (marks !== null && callers !== undefined ? {} : undefined);
   if (!ctx) return null;
   const cache = new Map<string, Value>();
   const convert = (k: string, budget: Budget): Value => (Object.hasOwn(ctx, k) ? toLisp(contextValue(ctx, k), limits.maxNestingDepth, 0, `data/${k}`, budget) : null);
-  const quotes = marks === null ? null : contextQuotes(ctx, limits, () => marks, cache);
+  const quotes = marks === null ? null : contextQuotes(ctx, limits, () => marks, cache, callers);
   const host: ContextHost = {
     has: (k) => Object.hasOwn(ctx, k),
     keys: () => Object.keys(ctx),
@@ -359,7 +367,7 @@ export function evaluate(source: string, options: EvaluateOptions = {}): Promise
 }
 
 // Every option evaluate reads (the type makes the list complete).
-const OPTION_NAMES = Object.keys({ ctx: 0, ctxJson: 0, tools: 0, memory: 0, limits: 0, signal: 0, toolTimeoutMs: 0, clock: 0, isolation: 0, onPrint: 0, onToolCall: 0 } satisfies Record<keyof EvaluateOptions, 0>) as (keyof EvaluateOptions)[];
+const OPTION_NAMES = Object.keys({ ctx: 0, ctxJson: 0, callerHidden: 0, tools: 0, memory: 0, limits: 0, signal: 0, toolTimeoutMs: 0, clock: 0, isolation: 0, onPrint: 0, onToolCall: 0 } satisfies Record<keyof EvaluateOptions, 0>) as (keyof EvaluateOptions)[];
 
 /**
  * The host's options as a plain object, each read once, here: a getter or a Proxy trap that
@@ -395,10 +403,20 @@ function wrongInput(source: unknown, options: unknown): string | null {
   const type = (x: unknown): string => (x === null ? "null" : typeof x);
   if (typeof source !== "string") return `the source must be a string, got ${type(source)}`;
   if (typeof options !== "object" || options === null) return `the options must be an object, got ${type(options)}`;
-  const { memory, clock, ctxJson, ctx, signal, toolTimeoutMs } = options as Record<string, unknown>;
+  const { memory, clock, ctxJson, ctx, callerHidden, signal, toolTimeoutMs } = options as Record<string, unknown>;
   if (ctx !== undefined) {
     const problem = notContext(ctx);
     if (problem !== null) return `ctx must be an object of key → data, got ${problem}`;
+  }
+  if (callerHidden !== undefined) {
+    let problem: string | null | undefined;
+    try {
+      problem = Array.isArray(callerHidden) ? callerHidden.map(notContext).find((p) => p !== null) : type(callerHidden);
+    } catch {
+      // A revoked Proxy.
+      problem = "one that cannot be read";
+    }
+    if (typeof problem === "string") return `callerHidden must be an array of objects of key → data, got ${problem}`;
   }
   if (signal !== undefined && !isAbortSignal(signal)) return "signal must be an AbortSignal";
   if (toolTimeoutMs !== undefined && !(typeof toolTimeoutMs === "number" && toolTimeoutMs > 0)) return `toolTimeoutMs must be a positive number (or Infinity), got ${String(toolTimeoutMs)}`;
@@ -476,7 +494,7 @@ export async function evaluateWith(source: string, options: EvaluateOptions, sin
     readMs = now() - started;
     sink?.read?.();
   }
-  const hidden = meetsHidden(ctx, given);
+  const hidden = meetsHidden(ctx, given, options.callerHidden);
   // Functions compiled by a run without hidden context would not mark what they compute from it.
   if (readError === null && hidden) {
     const stale = unmarked(given);
@@ -521,7 +539,7 @@ export async function evaluateWith(source: string, options: EvaluateOptions, sin
     if (readError !== null || limits === null) throw readError;
     tools = normalizeTools(options.tools);
     if (readMs > limits.timeoutMs) throw contextJsonTimeout(limits.timeoutMs);
-    data = dataHost(ctx, limits, marks);
+    data = dataHost(ctx, limits, marks, options.callerHidden);
     const { timeoutMs } = limits;
     const checkClock = (): void => {
       if (now() - started > timeoutMs) throw timeoutError(timeoutMs);

@@ -26,9 +26,10 @@ import { Vec } from "./vector.js";
 
 export { isHiddenKey };
 
-/** Whether a run may meet hidden context: its context has hidden keys, or memory holds marked values. */
-export function meetsHidden(ctx: EvaluateOptions["ctx"], memory: Memory): boolean {
+/** Whether a run may meet hidden context: its context or its callers' has hidden keys, or memory holds marked values. */
+export function meetsHidden(ctx: EvaluateOptions["ctx"], memory: Memory, callers: EvaluateOptions["callerHidden"] = []): boolean {
   if (ctx !== undefined && Object.keys(ctx).some(isHiddenKey)) return true;
+  if (callers.some((c) => Object.keys(c).some(isHiddenKey))) return true;
   for (const entry of memory.values()) if (entry.hidden !== undefined) return true;
   return false;
 }

@@ -42,6 +42,8 @@ export interface RunMessage {
   type: "run";
   source: string;
   ctx: readonly CtxEntry[] | null;
+  /** The hidden context of the runs above (`EvaluateOptions.callerHidden`), as the context is sent. */
+  callerHidden?: ReadonlyArray<readonly CtxEntry[]>;
   /** The context as JSON text, parsed by the run in the worker (`EvaluateOptions.ctxJson`). */
   ctxJson?: string;
   tools: ToolInfo[];

@@ -43,7 +43,7 @@ export async function evaluateIsolated(source: string, options: EvaluateOptions,
   // just after a call finished) records them here, as a run in process would have (resume answers
   // a finished call from its record). Only in a run that cannot meet hidden context: which parts
   // of a result the program's marks hide (text equal to a hidden value it read) is known in the worker.
-  const answered = options.ctxJson === undefined && !meetsHidden(options.ctx, memory) ? new Map<ToolCallRecord, Value>() : null;
+  const answered = options.ctxJson === undefined && !meetsHidden(options.ctx, memory, options.callerHidden) ? new Map<ToolCallRecord, Value>() : null;
   const failure = (error: ErrorInfo): EvalFailure => {
     for (const [record, value] of answered ?? []) {
       if (record.result !== undefined || record.error !== undefined) continue;
@@ -61,6 +61,7 @@ export async function evaluateIsolated(source: string, options: EvaluateOptions,
   };
   let limits: Limits;
   let ctx: CtxEntry[] | null;
+  let callerHidden: CtxEntry[][] | undefined;
   // Converting the context is the run's time, as reading it is in process: the hard stop counts it.
   let ctxMs = 0;
   try {
@@ -68,6 +69,7 @@ export async function evaluateIsolated(source: string, options: EvaluateOptions,
     printed = new OutputBuffer(limits.maxOutputChars);
     const t0 = performance.now();
     ctx = options.ctx === undefined ? null : ctxEntries(options.ctx, limits);
+    callerHidden = options.callerHidden?.map((c) => ctxEntries(c, limits));
     ctxMs = performance.now() - t0;
   } catch (e) {
     return failure(e instanceof LispError ? toErrorInfo(e, source) : internal(e));
@@ -101,7 +103,7 @@ export async function evaluateIsolated(source: string, options: EvaluateOptions,
   let marked: Marks | null = null;
   // A message may quote hidden context the worker's run never read (a tool holding the key
   // itself): marked here as the worker marks it, for the events heard before the worker's record.
-  const quotes = options.ctx === undefined ? null : contextQuotes(options.ctx, limits, () => (marked ??= new Marks()), new Map());
+  const quotes = options.ctx === undefined && options.callerHidden === undefined ? null : contextQuotes(options.ctx ?? {}, limits, () => (marked ??= new Marks()), new Map(), options.callerHidden);
   const shownError = (text: string, args: Record<string, unknown>, shown: Record<string, unknown> | undefined): string => {
     quotes?.(undefined, text);
     const hidden = marked === null ? text : marked.hideText(text, true);
@@ -260,7 +262,7 @@ export async function evaluateIsolated(source: string, options: EvaluateOptions,
       }
     };
     signal?.addEventListener("abort", onAbort, { once: true });
-    const run: RunMessage = { type: "run", source, ctx, tools: infos, memory: sent, limits: options.limits, toolTimeoutMs: options.toolTimeoutMs, fuel };
+    const run: RunMessage = { type: "run", source, ctx, ...(callerHidden === undefined ? {} : { callerHidden }), tools: infos, memory: sent, limits: options.limits, toolTimeoutMs: options.toolTimeoutMs, fuel };
     if (options.ctxJson !== undefined) {
       // Context given as text goes as text, and the worker parses it: the hard stop counts from
       // here, so copying a large text across (a native call on each side) is the run's time too.

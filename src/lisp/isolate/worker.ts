@@ -191,6 +191,7 @@ async function start(m: RunMessage): Promise<void> {
   const ctx = m.ctx === null ? undefined : ctxOf(m.ctx);
   const options: EvaluateOptions = { tools, memory: await memoryOf(m, ctx), limits: m.limits, toolTimeoutMs: m.toolTimeoutMs, onToolCall };
   if (ctx !== undefined) options.ctx = ctx;
+  if (m.callerHidden !== undefined) options.callerHidden = m.callerHidden.map(ctxOf);
   if (m.ctxJson !== undefined) options.ctxJson = m.ctxJson;
   records.length = 0;
   told = 0;
