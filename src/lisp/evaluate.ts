@@ -43,9 +43,10 @@ export interface ToolCallInfo {
   readonly hidden: readonly string[];
   /**
    * Called by a tool whose result is computed from its hidden arguments (a nested agent's
-   * answer): the result is then hidden as derived from them.
+   * answer): the result is then hidden as derived from them; with `parts`, only its strings,
+   * numbers and keys of those texts (a replayed answer's parts its saved record hid).
    */
-  hideResult(): void;
+  hideResult(parts?: readonly string[]): void;
   /**
    * Tells the record that the host ran the tool with these arguments, not the program's (an
    * approval that edited them): the record shows them as `args` and keeps the program's as `asked`.
@@ -588,21 +589,22 @@ export async function evaluateWith(source: string, options: EvaluateOptions, sin
       toolCalls.push(record);
       const report = reporter(record, spec, onToolCall);
       const t0 = now();
-      let resultHidden = false;
+      let resultHidden: boolean | ReadonlySet<string> = false;
       // Text the host wrote about the call (its error message, its edit of the arguments) may
       // quote a hidden argument back, however short (`cvv 737 wrong`), or hidden context it holds.
       const shownText = (text: string): string => {
         data?.sentBack(undefined, text);
         return marks === null ? text : marks.hideBareIn(marks.hideEchoes(args, marks.hideText(text, true)), hostArgs);
       };
-      const call: ToolCallInfo = { hidden: shown === hostArgs ? [] : hiddenKeys(shown), hideResult: () => void (resultHidden = true), ranWith: (given) => ranWith(record, given, shownText), size: record.size, ...(report.answering === undefined ? {} : { answering: report.answering }) };
+      const call: ToolCallInfo = { hidden: shown === hostArgs ? [] : hiddenKeys(shown), hideResult: (parts) => void (resultHidden = parts === undefined ? true : new Set(parts)), ranWith: (given) => ranWith(record, given, shownText), size: record.size, ...(report.answering === undefined ? {} : { answering: report.answering }) };
       return settle(spec, hostArgs, call, halting(), spec.timeoutMs ?? options.toolTimeoutMs)
         .then((answer) => convertResult(state, answer.value, name, record))
         .then(
           (value) => {
             // A tool's result is not computed from its arguments by the interpreter; only a
             // string that echoes a marked one (a token sent back, in any case) is hidden.
-            if (resultHidden) marks?.taint(value, args);
+            if (resultHidden === true) marks?.taint(value, args);
+            else if (resultHidden !== false) marks?.taintParts(value, args, resultHidden);
             marks?.echoed(args, value, data?.sentBack(value) === true);
             // Within the run's own limits (a host may raise them), not charged: the host's bookkeeping.
             record.result = toHost(marks === null ? value : marks.hide(value), limits.maxNestingDepth, new Budget(limits));

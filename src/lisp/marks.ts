@@ -1071,6 +1071,16 @@ export class Marks {
     this.pieces(v, o, 0, true);
   }
 
+  /** Marks the strings, numbers and keywords of a tool's result whose text is one of `parts` as derived from what `from` holds (a replayed answer's parts its saved record hid). */
+  taintParts(v: Value, from: Value, parts: ReadonlySet<string>): void {
+    const o = derivedOf(this.find(from) ?? TOO_DEEP);
+    eachPart(v, (x) => {
+      if (x instanceof Keyword) {
+        if (parts.has(x.name)) this.named(x, o);
+      } else if (parts.has(String(x))) this.pin(x, o);
+    });
+  }
+
   /**
    * Marks the strings, numbers and keys of a tool's result that echo a hidden value its arguments
    * held: equal to a hidden argument string in any case; quoting a hidden string of ECHO_MIN+

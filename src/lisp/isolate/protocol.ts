@@ -70,6 +70,8 @@ export interface AnswerMessage {
   value?: Wire;
   /** The tool said its result is computed from its hidden arguments (`ToolCallInfo.hideResult`). */
   hidden?: true;
+  /** The tool said these parts of its result are (`ToolCallInfo.hideResult(parts)`). */
+  hiddenParts?: string[];
   /** Why the call failed, as the program's `tool_error` tells it. */
   error?: string;
   /** The result was refused as it was converted (too big, not data, out of time): the error the run sees. */

@@ -193,8 +193,8 @@ export async function evaluateIsolated(source: string, options: EvaluateOptions,
           calls.push(record);
           const report = reporter(record, spec, onToolCall);
           const t0 = performance.now();
-          let resultHidden = false;
-          const info = { hidden: m.shown === undefined ? [] : hiddenKeys(m.shown), hideResult: () => void (resultHidden = true), ranWith: (given: Record<string, unknown>) => ranWith(record, given, (text) => shownError(text, m.args, m.shown)), ...(m.size === undefined ? {} : { size: m.size }), ...(report.answering === undefined ? {} : { answering: report.answering }) };
+          let resultHidden: boolean | readonly string[] = false;
+          const info = { hidden: m.shown === undefined ? [] : hiddenKeys(m.shown), hideResult: (parts?: readonly string[]) => void (resultHidden = parts ?? true), ranWith: (given: Record<string, unknown>) => ranWith(record, given, (text) => shownError(text, m.args, m.shown)), ...(m.size === undefined ? {} : { size: m.size }), ...(report.answering === undefined ? {} : { answering: report.answering }) };
           Promise.resolve()
             .then(() => boxed(spec.run(m.args, ac.signal, info)))
             .then(
@@ -224,7 +224,7 @@ export async function evaluateIsolated(source: string, options: EvaluateOptions,
                 const ms = performance.now() - c0;
                 spent += ms;
                 try {
-                  w.post({ type: "answer", call: m.call, value, cost: { steps: limits.maxFuel - b.fuel, ms }, ...(resultHidden ? { hidden: true as const } : {}) });
+                  w.post({ type: "answer", call: m.call, value, cost: { steps: limits.maxFuel - b.fuel, ms }, ...(resultHidden === true ? { hidden: true as const } : resultHidden === false ? {} : { hiddenParts: [...resultHidden] }) });
                 } catch (e) {
                   // Deeper than the host's stack copies (a raised maxNestingDepth): thrown here, it ended the host's process.
                   return refuse(e instanceof RangeError ? tooDeepToCross(`the result of tool/${m.name} is nested too deeply to reach the program's worker thread`) : e);
