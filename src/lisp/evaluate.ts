@@ -12,7 +12,7 @@ import { isAbortSignal } from "./abort.js";
 import { abortedError, isStackOverflow, LIMIT_KINDS, limitRecord, LispError, ours, stackOverflow, thrownMessage, toErrorInfo, toolMessage, unreadable, type ErrorInfo, type SourceLoc, ToolTimeout } from "./errors.js";
 import type { AsyncCode } from "./fn.js";
 import type { Form } from "./forms.js";
-import { boxed, Budget, contextValue, Converted, crossedSize, HELD_CALL, isLispValue, ranWith, readableContext, reporter, readTimeout, toHost, toLisp, UNLISTED_CONTEXT } from "./interop.js";
+import { boxed, Budget, contextValue, Converted, crossedSize, HELD_CALL, isLispValue, keepValue, ranWith, readableContext, reporter, readTimeout, toHost, toLisp, UNLISTED_CONTEXT } from "./interop.js";
 import { contextJsonTimeout, parseContextJson } from "./context-json.js";
 import { MAX_TIMER_MS, resolveLimits, type Limits } from "./limits.js";
 import { read } from "./reader.js";
@@ -111,7 +111,7 @@ export interface ToolCallRecord {
   /** The program's arguments, when the host ran the tool with others (`ToolCallInfo.ranWith`). */
   asked?: unknown;
   result?: unknown;
-  /** The result as the program received it: a definition holding this very value holds the whole result. */
+  /** The result as the program received it: a definition holding this very value holds the whole result. Not enumerable (it holds hidden values as they are): JSON and copies of the record leave it out. */
   value?: Value;
   error?: string;
   /** The limit the result ran into (nesting_too_deep, collection_too_large, ...), when that is why the call failed. */
@@ -608,7 +608,7 @@ export async function evaluateWith(source: string, options: EvaluateOptions, sin
             marks?.echoed(args, value, data?.sentBack(value) === true);
             // Within the run's own limits (a host may raise them), not charged: the host's bookkeeping.
             record.result = toHost(marks === null ? value : marks.hide(value), limits.maxNestingDepth, new Budget(limits));
-            record.value = value;
+            keepValue(record, value);
             record.durationMs = now() - t0;
             report.end();
             return value;

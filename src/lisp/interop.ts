@@ -115,6 +115,15 @@ function textsShown(x: unknown, shown: (text: string) => string, depth: number):
   return Object.fromEntries(Object.entries(x).map(([k, v]) => [shown(k), textsShown(v, shown, depth + 1)]));
 }
 
+/**
+ * Keeps the result as the program received it on its call's record (`ToolCallRecord.value`), not
+ * enumerable: it holds hidden values as they are, where the record's `result` has stand-ins, and
+ * a host that logs or copies its records (`onToolCall`, `EvalResult.toolCalls`) must not write them.
+ */
+export function keepValue(record: ToolCallRecord, value: Value): void {
+  Object.defineProperty(record, "value", { value, enumerable: false, writable: true, configurable: true });
+}
+
 /** What the record of a call the host held says (`ToolCallInfo.answering`): it never ran, so it did not fail either. */
 export const HELD_CALL = "held by the host: the call waits for approval and did not run";
 

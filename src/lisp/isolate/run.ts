@@ -7,7 +7,7 @@
 import { abortedError, isLimitKind, limitRecord, limitThrown, LispError, ours, thrownMessage, toErrorInfo, toolMessage, ToolTimeout, type ErrorInfo } from "../errors.js";
 import type { Definition, EvalFailure, EvaluateOptions, EvalResult, Memory, MemoryEntry, ToolCallRecord, ToolSpec } from "../evaluate.js";
 import { ABORTED, unlessAborted } from "../abort.js";
-import { boxed, Budget, ContextReader, contextValue, crossedSize, HELD_CALL, ranWith, reporter, toHost, toLisp, UNKEPT_ARGS } from "../interop.js";
+import { boxed, Budget, ContextReader, contextValue, crossedSize, HELD_CALL, keepValue, ranWith, reporter, toHost, toLisp, UNKEPT_ARGS } from "../interop.js";
 import { MAX_TIMER_MS, resolveLimits, type Limits } from "../limits.js";
 import { hiddenKeys, hideQuoted, hideRewritten, Marks, meetsHidden, QUOTED_MIN, quotedForms, STAND_IN_OPEN } from "../marks.js";
 import { OutputBuffer } from "../output.js";
@@ -339,7 +339,7 @@ function result(m: DoneMessage, memory: Memory, w: PoolWorker, started: number, 
     // The host refused it, keeping no arguments (ToolCallInfo.answering).
     if (host?.args === UNKEPT_ARGS) r.args = UNKEPT_ARGS;
     if (c.result !== undefined) r.result = c.result;
-    if (c.value !== undefined) r.value = values[c.value];
+    if (c.value !== undefined) keepValue(r, values[c.value]);
     if (c.error !== undefined) r.error = c.error;
     if (c.errorKind !== undefined) r.errorKind = c.errorKind;
     if (c.errorHint !== undefined) r.errorHint = c.errorHint;
