@@ -8,7 +8,7 @@ import { defaultViewOptions, resolveViewOptions, type ViewInput, type ViewOption
 import { createMeter, outputTokens, requestPrice, type Meter, type Prompt } from "../compaction/measure.js";
 import { lookupPrice, type ModelPrice } from "../compaction/prices.js";
 import type { Json } from "../compaction/types.js";
-import { ABORTED, ContextReader, isAbortSignal, readableContext, UNLISTED_CONTEXT, defaultLimits, type ErrorInfo, MAX_TIMER_MS, evaluate, type HandedText, type Limits, type Marks, type Memory, print, resolveLimits, showStandIns, showStandInsIn, toHost, type ToolCallRecord, unlessAborted, type Value } from "../lisp/index.js";
+import { ABORTED, ContextReader, contextValue, isAbortSignal, isHiddenKey, readableContext, sentBackSearch, UNLISTED_CONTEXT, defaultLimits, type ErrorInfo, MAX_TIMER_MS, evaluate, type HandedText, type Limits, Marks, type Memory, print, resolveLimits, showStandIns, showStandInsIn, toHost, type ToolCallRecord, unlessAborted, type Value } from "../lisp/index.js";
 import { isTokenCount } from "../llm/args.js";
 import { cacheMarks } from "../llm/messages.js";
 import type { Llm, LlmUsage } from "../llm/types.js";
@@ -162,6 +162,8 @@ class AgentRun {
   readonly observer: RunObserver | null;
   /** The run's context as prepare() read it (a Proxy's keys listed once). */
   private context: Readonly<Record<string, unknown>> = {};
+  /** The hidden context of this run and of the runs above it, nearest first (RunScope.hiddenContexts), once prepare() read the context. */
+  private hiddenChain: ReadonlyArray<Readonly<Record<string, unknown>>> | undefined;
 
   constructor(
     private readonly agent: Agent,
@@ -192,6 +194,7 @@ class AgentRun {
       parentSpan: () => this.observer?.parent(),
       toolResultsFull: () => this.toolResultsFull(),
       keepToolResult: (size) => this.keepToolResult(size),
+      hiddenContexts: () => this.hiddenContexts(),
     };
     const asks = approvals?.paused !== undefined || Object.values(agent.tools).some((t) => t.needsApproval !== undefined && t.needsApproval !== false);
     this.gate = asks ? new ApprovalGate(parent === null && approvals !== undefined ? approvals : null) : undefined;
@@ -543,6 +546,7 @@ class AgentRun {
         observer?.toolCall(n, call, done);
       },
       ctx: this.context,
+      ...this.callerHidden(),
       tools: this.session.specs(withdrawn),
       memory: this.memory,
       ...(this.handed.length === 0 ? {} : { handed: this.handed }),
@@ -584,6 +588,29 @@ class AgentRun {
     return new Error(e instanceof StrategyResultError ? `${strategy} gave ${e.message} ${doing}` : hostThrew(strategy, ` ${doing}`));
   }
 
+  /** This run's hidden context and its callers', nearest first: what the tools of a run it calls may quote. */
+  private hiddenContexts(): ReadonlyArray<Readonly<Record<string, unknown>>> {
+    if (this.hiddenChain === undefined) {
+      const own: Record<string, unknown> = {};
+      for (const k of Object.keys(this.context).filter(isHiddenKey)) {
+        try {
+          Object.defineProperty(own, k, { value: contextValue(this.context, k), enumerable: true });
+        } catch {
+          // What cannot be read is not searched for (the program's read reports it).
+        }
+      }
+      const above = this.parent?.hiddenContexts?.() ?? [];
+      this.hiddenChain = Object.keys(own).length === 0 ? above : [own, ...above];
+    }
+    return this.hiddenChain;
+  }
+
+  /** The callers' hidden context, for the evaluation and the output check (EvaluateOptions.callerHidden), when there is any. */
+  private callerHidden(): { callerHidden?: ReadonlyArray<Readonly<Record<string, unknown>>> } {
+    const above = this.parent?.hiddenContexts?.() ?? [];
+    return above.length === 0 ? {} : { callerHidden: above };
+  }
+
   /** The program's limits, with the time limit cut to what is left of the deadline (and whether it was cut). */
   private limits(): { limits: Partial<Limits>; deadlineCut: boolean } {
     const limits = { ...this.options.limits };
@@ -620,9 +647,13 @@ class AgentRun {
       thrown = true;
     }
     // The issues name the value's keys and may quote it (a host's own message), rewritten too, as
-    // a tool's message may quote its arguments: hidden ones are stand-ins. Then cut as a tool's
-    // error is, after hiding, so that no cut leaves a piece of a hidden value unrecognized.
-    const shown = (thrown ? shortMessage : shortIssues)(marks === undefined ? message : showStandIns(marks.hideEchoes(lisp, marks.hideText(message, true))));
+    // a tool's message may quote its arguments: hidden ones are stand-ins. A host's message may
+    // quote hidden context the program never read too (its check reads the vault): searched for
+    // as a tool's message is. Then cut as a tool's error is, after hiding, so that no cut leaves
+    // a piece of a hidden value unrecognized.
+    const hiding = marks ?? new Marks();
+    const back = sentBackSearch(this.context, resolveLimits(this.options.limits), () => hiding, new Map(), this.callerHidden().callerHidden)(undefined, message);
+    const shown = (thrown ? shortMessage : shortIssues)(showStandIns(hiding.hideEchoes(lisp, hiding.hideText(message, true), back)));
     // A check the abort or the deadline stopped gave no verdict: the turn was cut short, as a
     // program stopped so is (resume runs it again rather than replay a verdict it never had).
     record.error = stopped ? { kind: "aborted", phase: "runtime", message: shown } : { kind: "value_error", phase: "runtime", message: shown, hint: "fix the value so it has the shape under Expected output, then return it again" };

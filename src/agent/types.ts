@@ -208,6 +208,8 @@ export interface RunScope {
   toolResultsFull?(): string | undefined;
   /** Counts a tool result's size (ToolCallRecord.size) against this run's `maxToolResultSize` and its callers'. */
   keepToolResult?(size: number): void;
+  /** The hidden context of the run and of the runs above it, nearest first: never readable by a nested run, but hidden where its tools quote it. */
+  hiddenContexts?(): ReadonlyArray<Readonly<Record<string, unknown>>>;
 }
 
 /** Options of SubAgent.asTool. */

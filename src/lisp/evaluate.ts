@@ -12,7 +12,7 @@ import { isAbortSignal } from "./abort.js";
 import { abortedError, isStackOverflow, LIMIT_KINDS, limitRecord, LispError, ours, stackOverflow, thrownMessage, toErrorInfo, toolMessage, unreadable, type ErrorInfo, type SourceLoc, ToolTimeout } from "./errors.js";
 import type { AsyncCode } from "./fn.js";
 import type { Form } from "./forms.js";
-import { boxed, Budget, contextValue, Converted, crossedSize, HELD_CALL, isLispValue, ranWith, readableContext, reporter, readTimeout, toHost, toLisp, UNLISTED_CONTEXT } from "./interop.js";
+import { boxed, Budget, contextValue, Converted, crossedSize, HELD_CALL, isLispValue, keepValue, ranWith, readableContext, reporter, readTimeout, toHost, toLisp, UNLISTED_CONTEXT } from "./interop.js";
 import { contextJsonTimeout, parseContextJson } from "./context-json.js";
 import { MAX_TIMER_MS, resolveLimits, type Limits } from "./limits.js";
 import { read } from "./reader.js";
@@ -28,7 +28,7 @@ import { compare, compareDescending } from "./equality.js";
 import { resolveIsolation, type Isolation, type ResolvedIsolation } from "./isolate/options.js";
 import { evaluateIsolated } from "./isolate/run.js";
 import { type HandedText, hiddenKeys, isHiddenKey, Marks, meetsHidden, type Origin, type SentBack } from "./marks.js";
-import { sentBackSearch, type SentBackSearch } from "./sent-back.js";
+import { sentBackSearch } from "./sent-back.js";
 import { againOptions, defineAgain, type Entry } from "./define-again.js";
 import { RemoteFn } from "./wire.js";
 import { anyHoldsFunction, holdsFunction } from "./holds-function.js";
@@ -43,9 +43,10 @@ export interface ToolCallInfo {
   readonly hidden: readonly string[];
   /**
    * Called by a tool whose result is computed from its hidden arguments (a nested agent's
-   * answer): the result is then hidden as derived from them.
+   * answer): the result is then hidden as derived from them; with `parts`, only its strings,
+   * numbers and keys of those texts (a replayed answer's parts its saved record hid).
    */
-  hideResult(): void;
+  hideResult(parts?: readonly string[]): void;
   /**
    * Tells the record that the host ran the tool with these arguments, not the program's (an
    * approval that edited them): the record shows them as `args` and keeps the program's as `asked`.
@@ -110,7 +111,7 @@ export interface ToolCallRecord {
   /** The program's arguments, when the host ran the tool with others (`ToolCallInfo.ranWith`). */
   asked?: unknown;
   result?: unknown;
-  /** The result as the program received it: a definition holding this very value holds the whole result. */
+  /** The result as the program received it: a definition holding this very value holds the whole result. Not enumerable (it holds hidden values as they are): JSON and copies of the record leave it out. */
   value?: Value;
   error?: string;
   /** The limit the result ran into (nesting_too_deep, collection_too_large, ...), when that is why the call failed. */
@@ -136,6 +137,12 @@ export interface EvaluateOptions {
    * a byte order mark opening it is dropped, as when a file's bytes are decoded.
    */
   ctxJson?: string;
+  /**
+   * The hidden context (`_` keys) of the runs that called this one, nearest first: an agent
+   * called as a tool, whose tools are often its caller's. Never readable here, but a tool's
+   * result or message quoting it is hidden as one quoting this run's own hidden context is.
+   */
+  callerHidden?: ReadonlyArray<Readonly<Record<string, unknown>>>;
   tools?: Readonly<Record<string, ToolFn | ToolSpec>>;
   memory?: Memory;
   limits?: Partial<Limits>;
@@ -290,11 +297,13 @@ interface ContextHost extends DataHost {
 
 const NOTHING_SENT_BACK: readonly SentBack[] = [];
 
-function dataHost(ctx: EvaluateOptions["ctx"], limits: Limits, marks: Marks | null): ContextHost | null {
+function dataHost(given: EvaluateOptions["ctx"], limits: Limits, marks: Marks | null, callers: EvaluateOptions["callerHidden"]): ContextHost | null {
+  // A run without context of its own whose callers' tools may still quote theirs reads an empty one.
+  const ctx = given ?? (marks !== null && callers !== undefined ? {} : undefined);
   if (!ctx) return null;
   const cache = new Map<string, Value>();
-  let search: SentBackSearch | undefined;
   const convert = (k: string, budget: Budget): Value => (Object.hasOwn(ctx, k) ? toLisp(contextValue(ctx, k), limits.maxNestingDepth, 0, `data/${k}`, budget) : null);
+  const search = marks === null ? null : sentBackSearch(ctx, limits, () => marks, cache, callers);
   const host: ContextHost = {
     has: (k) => Object.hasOwn(ctx, k),
     keys: () => Object.keys(ctx),
@@ -314,22 +323,7 @@ function dataHost(ctx: EvaluateOptions["ctx"], limits: Limits, marks: Marks | nu
       }
       return v;
     },
-    sentBack(result, message) {
-      if (marks === null) return NOTHING_SENT_BACK;
-      search ??= sentBackSearch(ctx, marks, (k) => {
-        if (cache.has(k)) return;
-        // Read now, between the program's steps (a tool's answer arrives there): the host's
-        // bookkeeping, within the run's limits and not charged, as the search was.
-        try {
-          const v = convert(k, new Budget(limits));
-          marks.hidden(k, v, new Budget(limits));
-          cache.set(k, v);
-        } catch {
-          // Past the limits the program's own read would stop at: what was marked stays marked.
-        }
-      });
-      return search(result, message);
-    },
+    sentBack: (result, message) => search?.(result, message) ?? NOTHING_SENT_BACK,
   };
   return host;
 }
@@ -385,7 +379,7 @@ export function evaluate(source: string, options: EvaluateOptions = {}): Promise
 }
 
 // Every option evaluate reads (the type makes the list complete).
-const OPTION_NAMES = Object.keys({ ctx: 0, ctxJson: 0, tools: 0, memory: 0, limits: 0, signal: 0, toolTimeoutMs: 0, clock: 0, isolation: 0, handed: 0, onPrint: 0, onToolCall: 0 } satisfies Record<keyof EvaluateOptions, 0>) as (keyof EvaluateOptions)[];
+const OPTION_NAMES = Object.keys({ ctx: 0, ctxJson: 0, callerHidden: 0, tools: 0, memory: 0, limits: 0, signal: 0, toolTimeoutMs: 0, clock: 0, isolation: 0, handed: 0, onPrint: 0, onToolCall: 0 } satisfies Record<keyof EvaluateOptions, 0>) as (keyof EvaluateOptions)[];
 
 /**
  * The host's options as a plain object, each read once, here: a getter or a Proxy trap that
@@ -421,10 +415,20 @@ function wrongInput(source: unknown, options: unknown): string | null {
   const type = (x: unknown): string => (x === null ? "null" : typeof x);
   if (typeof source !== "string") return `the source must be a string, got ${type(source)}`;
   if (typeof options !== "object" || options === null) return `the options must be an object, got ${type(options)}`;
-  const { memory, clock, ctxJson, ctx, signal, toolTimeoutMs, handed } = options as Record<string, unknown>;
+  const { memory, clock, ctxJson, ctx, callerHidden, signal, toolTimeoutMs, handed } = options as Record<string, unknown>;
   if (ctx !== undefined) {
     const problem = notContext(ctx);
     if (problem !== null) return `ctx must be an object of key → data, got ${problem}`;
+  }
+  if (callerHidden !== undefined) {
+    let problem: string | null | undefined;
+    try {
+      problem = Array.isArray(callerHidden) ? callerHidden.map(notContext).find((p) => p !== null) : type(callerHidden);
+    } catch {
+      // A revoked Proxy.
+      problem = "one that cannot be read";
+    }
+    if (typeof problem === "string") return `callerHidden must be an array of objects of key → data, got ${problem}`;
   }
   if (signal !== undefined && !isAbortSignal(signal)) return "signal must be an AbortSignal";
   if (toolTimeoutMs !== undefined && !(typeof toolTimeoutMs === "number" && toolTimeoutMs > 0)) return `toolTimeoutMs must be a positive number (or Infinity), got ${String(toolTimeoutMs)}`;
@@ -515,7 +519,7 @@ export async function evaluateWith(source: string, options: EvaluateOptions, sin
     readMs = now() - started;
     sink?.read?.();
   }
-  const hidden = meetsHidden(ctx, given);
+  const hidden = meetsHidden(ctx, given, options.callerHidden);
   // Functions compiled by a run without hidden context would not mark what they compute from it.
   if (readError === null && hidden) {
     const stale = unmarked(given);
@@ -568,7 +572,7 @@ export async function evaluateWith(source: string, options: EvaluateOptions, sin
     if (readError !== null || limits === null) throw readError;
     tools = normalizeTools(options.tools);
     if (readMs > limits.timeoutMs) throw contextJsonTimeout(limits.timeoutMs);
-    data = dataHost(ctx, limits, marks);
+    data = dataHost(ctx, limits, marks, options.callerHidden);
     const { timeoutMs } = limits;
     const checkClock = (): void => {
       if (now() - started > timeoutMs) throw timeoutError(timeoutMs);
@@ -618,19 +622,26 @@ export async function evaluateWith(source: string, options: EvaluateOptions, sin
       toolCalls.push(record);
       const report = reporter(record, spec, onToolCall);
       const t0 = now();
-      let resultHidden = false;
-      const call: ToolCallInfo = { hidden: shown === hostArgs ? [] : hiddenKeys(shown), hideResult: () => void (resultHidden = true), ranWith: (given) => ranWith(record, given), size: record.size, ...(report.answering === undefined ? {} : { answering: report.answering }) };
+      let resultHidden: boolean | ReadonlySet<string> = false;
+      // Text the host wrote about the call (its error message, its edit of the arguments) may
+      // quote a hidden argument back, however short (`cvv 737 wrong`), or hidden context it holds.
+      const shownText = (text: string): string => {
+        const back = data?.sentBack(undefined, text);
+        return marks === null ? text : marks.hideBareIn(marks.hideEchoes(args, marks.hideText(text, true), back), hostArgs);
+      };
+      const call: ToolCallInfo = { hidden: shown === hostArgs ? [] : hiddenKeys(shown), hideResult: (parts) => void (resultHidden = parts === undefined ? true : new Set(parts)), ranWith: (given) => ranWith(record, given, shownText), size: record.size, ...(report.answering === undefined ? {} : { answering: report.answering }) };
       return settle(spec, hostArgs, call, halting(), spec.timeoutMs ?? options.toolTimeoutMs)
         .then((answer) => convertResult(state, answer.value, name, record))
         .then(
           (value) => {
             // A tool's result is not computed from its arguments by the interpreter; only a
             // string that echoes a marked one (a token sent back, in any case) is hidden.
-            if (resultHidden) marks?.taint(value, args);
+            if (resultHidden === true) marks?.taint(value, args);
+            else if (resultHidden !== false) marks?.taintParts(value, args, resultHidden);
             marks?.echoed(args, value, data?.sentBack(value));
             // Within the run's own limits (a host may raise them), not charged: the host's bookkeeping.
             record.result = toHost(marks === null ? value : marks.hide(value), limits.maxNestingDepth, new Budget(limits));
-            record.value = value;
+            keepValue(record, value);
             record.durationMs = now() - t0;
             report.end();
             return value;
@@ -638,9 +649,7 @@ export async function evaluateWith(source: string, options: EvaluateOptions, sin
           (thrown: unknown) => {
             const e = ours(thrown);
             const message = e instanceof ToolTimeout ? `no answer within ${e.ms} ms` : thrownMessage(thrown);
-            // A tool's message may quote a hidden argument back, however short (`cvv 737 wrong`).
-            const back = record.held === true ? undefined : data?.sentBack(undefined, message);
-            record.error = record.held === true ? HELD_CALL : toolMessage(marks === null ? message : marks.hideBareIn(marks.hideEchoes(args, marks.hideText(message, true), back), hostArgs));
+            record.error = record.held === true ? HELD_CALL : toolMessage(shownText(message));
             if (isLimit(e)) Object.assign(record, limitRecord(e));
             record.durationMs = now() - t0;
             report.end();

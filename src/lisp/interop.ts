@@ -86,15 +86,42 @@ export class Budget {
   }
 }
 
-/** The record of a call the host ran with other arguments than the program's (`ToolCallInfo.ranWith`): they are what ran, the program's kept apart. */
-export function ranWith(record: ToolCallRecord, given: Record<string, unknown>): void {
+/**
+ * The record of a call the host ran with other arguments than the program's (`ToolCallInfo.ranWith`):
+ * they are what ran, the program's kept apart. Each string and key of them is as `shown` gives it:
+ * a host may write a hidden value into its edit (`Bearer K7Z2Q9-…`), which the record must not show.
+ */
+export function ranWith(record: ToolCallRecord, given: Record<string, unknown>, shown: (text: string) => string): void {
   if (!Object.hasOwn(record, "asked")) record.asked = record.args;
-  // The record's own copy: the host's object may change after the call.
+  // The record's own copy (textsShown copies what it walks): the host's object may change after the call.
+  let copy: unknown;
   try {
-    record.args = structuredClone(given);
+    copy = structuredClone(given);
   } catch {
-    record.args = { ...given };
+    copy = given;
   }
+  record.args = textsShown(copy, shown, 0);
+}
+
+/** Arrays and plain objects copied with each string and key as `shown` gives it; other values as they are. */
+function textsShown(x: unknown, shown: (text: string) => string, depth: number): unknown {
+  if (typeof x === "string") return shown(x);
+  // Deeper than a record's arguments are hidden (Marks.hide): kept as it is.
+  if (typeof x !== "object" || x === null || depth > 64) return x;
+  if (Array.isArray(x)) return x.map((v: unknown) => textsShown(v, shown, depth + 1));
+  const proto: unknown = Object.getPrototypeOf(x);
+  if (proto !== Object.prototype && proto !== null) return x;
+  // Entries, made an object at the end: assigning a key "__proto__" would set the prototype instead.
+  return Object.fromEntries(Object.entries(x).map(([k, v]) => [shown(k), textsShown(v, shown, depth + 1)]));
+}
+
+/**
+ * Keeps the result as the program received it on its call's record (`ToolCallRecord.value`), not
+ * enumerable: it holds hidden values as they are, where the record's `result` has stand-ins, and
+ * a host that logs or copies its records (`onToolCall`, `EvalResult.toolCalls`) must not write them.
+ */
+export function keepValue(record: ToolCallRecord, value: Value): void {
+  Object.defineProperty(record, "value", { value, enumerable: false, writable: true, configurable: true });
 }
 
 /** What the record of a call the host held says (`ToolCallInfo.answering`): it never ran, so it did not fail either. */

@@ -26,9 +26,10 @@ import { Vec } from "./vector.js";
 
 export { isHiddenKey };
 
-/** Whether a run may meet hidden context: its context has hidden keys, or memory holds marked values. */
-export function meetsHidden(ctx: EvaluateOptions["ctx"], memory: Memory): boolean {
+/** Whether a run may meet hidden context: its context or its callers' has hidden keys, or memory holds marked values. */
+export function meetsHidden(ctx: EvaluateOptions["ctx"], memory: Memory, callers: EvaluateOptions["callerHidden"] = []): boolean {
   if (ctx !== undefined && Object.keys(ctx).some(isHiddenKey)) return true;
+  if (callers.some((c) => Object.keys(c).some(isHiddenKey))) return true;
   for (const entry of memory.values()) if (entry.hidden !== undefined) return true;
   return false;
 }
@@ -1071,6 +1072,16 @@ export class Marks {
     if (small(v)) this.pin(v, o);
     this.derive(v, o);
     this.pieces(v, o, 0, true);
+  }
+
+  /** Marks the strings, numbers and keywords of a tool's result whose text is one of `parts` as derived from what `from` holds (a replayed answer's parts its saved record hid). */
+  taintParts(v: Value, from: Value, parts: ReadonlySet<string>): void {
+    const o = derivedOf(this.find(from) ?? TOO_DEEP);
+    eachPart(v, (x) => {
+      if (x instanceof Keyword) {
+        if (parts.has(x.name)) this.named(x, o);
+      } else if (parts.has(String(x))) this.pin(x, o);
+    });
   }
 
   /**

@@ -1,54 +1,75 @@
 // What a tool's answer sends back of hidden context that nothing the program gave it held: a
-// memory tool given a token, or a piece of one, in one evaluation and asked for it in a later one,
-// or a host's client that holds the key itself and quotes it. The evaluator searches each answer
-// (evaluate.ts); the worker mode's host searches a failed call's message too, so the record it
-// tells listeners while the program runs shows what the program's own record shows.
-import { contextValue } from "./interop.js";
+// memory tool given a token, or a piece of one, in one evaluation and asked for it in a later one;
+// a host's client that holds the key itself and quotes it; the hidden context of the run that
+// called this one (an agent called as a tool shares its caller's host tools). The evaluator
+// searches each answer, and the worker mode's host a failed call's message too, so the record it
+// tells listeners while the program runs shows what the program's own record shows; the agent
+// searches its output check's message. Each hidden key quoted is read then and marked.
+import { Budget, contextValue, toLisp } from "./interop.js";
+import type { Limits } from "./limits.js";
 import { HiddenSearch, hiddenTexts, isHiddenKey, type Marks, type SentBack } from "./marks.js";
 import type { Value } from "./values.js";
 
-/** The hidden texts an answer (a result, or a failed call's message) sends back, with their origins. */
+type Context = Readonly<Record<string, unknown>>;
+
+/** The hidden texts an answer (a result, or a message) sends back, with their origins. */
 export type SentBackSearch = (result: Value | undefined, message?: string) => readonly SentBack[];
 
 const NOTHING: readonly SentBack[] = [];
 
 /**
- * A search of answers for the texts of hidden context (`hiddenTexts`), read by the program or not,
+ * A search of answers for the texts of the hidden keys of `ctx` and of `callers` (the hidden
+ * context of the runs above, never readable here), read by the program or not (`hiddenTexts`),
  * and for the texts the run handed its tools (`Marks.handed`), as `HiddenSearch` finds them. A
- * hidden key an answer quotes is read and marked (`read`), a handed text marked as it was when
- * handed, so what quotes them is hidden as an echo is; the texts found are returned with their
- * origins, for the echo search of the result and the rewriting of the message.
+ * hidden key an answer quotes is read and marked, within the run's limits and not charged (the
+ * host's bookkeeping, between the program's steps; `cache` holds the keys of `ctx` read already,
+ * by the program or by an earlier search); a handed text is marked as it was when handed. The
+ * texts found are returned with their origins, for the echo search of a result and the rewriting
+ * of a message.
  */
-export function sentBackSearch(ctx: Readonly<Record<string, unknown>>, marks: Marks, read: (key: string) => void): SentBackSearch {
-  let context: Array<HiddenSearch<string>> | undefined;
+export function sentBackSearch(ctx: Context, limits: Limits, marks: () => Marks, cache: Map<string, Value>, callers: readonly Context[] = []): SentBackSearch {
+  const sources = [ctx, ...callers];
+  const caches = [cache, ...callers.map(() => new Map<string, Value>())];
+  let context: Array<{ at: number; search: HiddenSearch<string> }> | undefined;
   // The place of each text in `Marks.handed`, searched apart: they are the run's, the context's texts the host's.
   const handedSearch = new HiddenSearch<number>();
   let handedIndexed = 0;
+  const read = (at: number, k: string): void => {
+    if (caches[at].has(k)) return;
+    try {
+      const v = toLisp(contextValue(sources[at], k), limits.maxNestingDepth, 0, `data/${k}`, new Budget(limits));
+      marks().hidden(k, v, new Budget(limits));
+      caches[at].set(k, v);
+    } catch {
+      // Past the limits the program's own read would stop at: what was marked stays marked.
+    }
+  };
   return (result, message) => {
-    context ??= Object.keys(ctx).filter(isHiddenKey).map((k) => searchOf(ctx, k));
-    const handed = marks.handed;
+    context ??= sources.flatMap((from, at) => Object.keys(from).filter(isHiddenKey).map((k) => ({ at, search: searchOf(from, k) })));
+    let back: SentBack[] | undefined;
+    const handed = marks().handed;
     if (handedIndexed < handed.length) {
       handedSearch.add(handed.slice(handedIndexed).map(([text], i) => [text, handedIndexed + i] as const));
       handedIndexed = handed.length;
     }
-    let back: SentBack[] | undefined;
     if (handed.length > 0) {
       for (const [, i] of handedSearch.find(result, message)) {
-        marks.carry(handed[i][0], handed[i][1]);
+        marks().carry(handed[i][0], handed[i][1]);
         (back ??= []).push(handed[i]);
       }
     }
     // A text two keys hold (an email in `_creds` and as a key of `_users`) reads the first only, as one search of both would.
     const seen = new Set<string>();
-    for (const search of context) {
+    for (const { at, search } of context) {
       for (const [text, k] of search.find(result, message)) {
         if (seen.has(text)) continue;
         seen.add(text);
-        read(k);
+        read(at, k);
         // A number's text stands for the number the context holds, marked as that.
+        const m = marks();
         const n = Number(text);
-        const value = marks.originOf(text) === undefined && String(n) === text && marks.originOf(n) !== undefined ? n : text;
-        (back ??= []).push([value, marks.originOf(value) ?? { path: `data/${k}`, root: `data/${k}`, derived: true }]);
+        const value = m.originOf(text) === undefined && String(n) === text && m.originOf(n) !== undefined ? n : text;
+        (back ??= []).push([value, m.originOf(value) ?? { path: `data/${k}`, root: `data/${k}`, derived: true }]);
       }
     }
     return back ?? NOTHING;
@@ -62,7 +83,7 @@ export function sentBackSearch(ctx: Readonly<Record<string, unknown>>, marks: Ma
  */
 const searches = new WeakMap<object, Map<string, HiddenSearch<string>>>();
 
-function searchOf(ctx: Readonly<Record<string, unknown>>, k: string): HiddenSearch<string> {
+function searchOf(ctx: Context, k: string): HiddenSearch<string> {
   let v: unknown;
   try {
     v = contextValue(ctx, k);

@@ -211,16 +211,45 @@ export function askedArgs(call: ToolCallTrace): unknown {
 
 /**
  * What a replayed call answers: the result the program had, as recorded (exactly, when its plain
- * JSON loses sets or map keys) or as held (then hidden whole again, through `hideResult`, if it
- * was). A call that ran with the host's edited arguments says so again (`ranWith`): its new record
- * must not show the program's as what ran.
+ * JSON loses sets or map keys) or as held, hidden again as its record hid it: whole, through
+ * `hideResult`, if it was, else the parts the record shows as stand-ins. The replay's own marks
+ * may not find them: the resumed run's hidden context may hold another value (a token renewed
+ * since), which the saved parts do not echo. A call that ran with the host's edited arguments
+ * says so again (`ranWith`): its new record must not show the program's as what ran.
  */
-export function replayAnswer(call: ToolCallTrace, info: { hideResult(): void; ranWith?(args: Record<string, unknown>): void }): unknown {
+export function replayAnswer(call: ToolCallTrace, info: { hideResult(parts?: readonly string[]): void; ranWith?(args: Record<string, unknown>): void }): unknown {
   if (Object.hasOwn(call, "asked") && typeof call.args === "object" && call.args !== null) info.ranWith?.(call.args as Record<string, unknown>);
   const held = heldResults.get(call);
   if (held === undefined) return call.exact !== undefined ? call.exact : call.result;
   if (held.whole) info.hideResult();
+  else {
+    // The texts the record does not show are the ones it hid: within one evaluation a hidden text is a stand-in wherever it stands.
+    const shown = textsOf(call.result, new Set(), 0);
+    const parts = [...textsOf(held.result, new Set(), 0)].filter((t) => !shown.has(t));
+    if (parts.length > 0) info.hideResult(parts);
+  }
   return held.result;
+}
+
+/** The strings, numbers and keys of host data (plain, or with the sets and maps a held result keeps), as text, to the depth hiding goes. */
+function textsOf(x: unknown, out: Set<string>, depth: number): Set<string> {
+  if (typeof x === "string" || typeof x === "number") out.add(String(x));
+  else if (typeof x === "object" && x !== null && depth <= 64) {
+    if (x instanceof Map) {
+      for (const [k, v] of x) {
+        textsOf(k, out, depth + 1);
+        textsOf(v, out, depth + 1);
+      }
+    } else if (x instanceof Set || Array.isArray(x)) {
+      for (const v of x) textsOf(v, out, depth + 1);
+    } else {
+      for (const [k, v] of Object.entries(x)) {
+        out.add(k);
+        textsOf(v, out, depth + 1);
+      }
+    }
+  }
+  return out;
 }
 
 /** Whether a value's plain JSON loses what it was: a set (written as an array), a map key that is not a keyword (written as a string). */

@@ -274,12 +274,14 @@ describe.each<Isolation>(["worker", "none"])("tool approvals (isolation %s)", (i
 
   // The same edit with the secret one level down, beside a field the host changed, or moved to
   // another argument: the swap compared whole top-level arguments, so both went out in the clear.
+  // Written into a longer text, in another case, or a hidden value the call was not given: only
+  // a value equal to the call's own was swapped, so these went out in the clear too.
   it("records a hidden value the host gave back inside an edited map, or under another argument, as its stand-in, and runs a nested stand-in given back as the value", async () => {
     const got: unknown[] = [];
     const input = z.object({ auth: z.object({ user: z.string(), key: z.string() }), note: z.string() });
     const send = tool({ description: "Sends.", input, needsApproval: true, run: (a) => (got.push(a), "sent") });
     const agent = SubAgent.create({ prompt: "Send.", tools: { send }, maxTurns: 4 });
-    const context = { _key: "sk-SECRET-456" };
+    const context = { _key: "sk-SECRET-456", _pin: "9911-2233-4455" };
     const step = await SubAgent.run(agent, { llm: scriptedLlm([code('(def r (tool/send {:auth {:user "x" :key data/_key} :note "hi"}))')]), context, isolation });
     const saved = json(step, agent);
     // And a form that sent the map back as shown, stand-in included, with one field changed: the tool gets the value.
@@ -288,13 +290,16 @@ describe.each<Isolation>(["worker", "none"])("tool approvals (isolation %s)", (i
       [{ auth: { user: "y", key: "sk-SECRET-456" }, note: "hi" }, undefined],
       [{ auth: { user: "x", key: "k" }, note: "sk-SECRET-456" }, undefined],
       [{ auth: { user: "z", key: shown.auth.key }, note: "hi" }, { auth: { user: "z", key: "sk-SECRET-456" }, note: "hi" }],
+      [{ auth: { user: "x", key: "Bearer sk-SECRET-456" }, note: "hi" }, undefined],
+      [{ auth: { user: "x", key: "k" }, note: "key SK-SECRET-456, as asked" }, undefined],
+      [{ auth: { user: "x", key: "k" }, note: "pin 9911-2233-4455" }, undefined],
     ] as const) {
       const events: unknown[] = [];
       const llm = scriptedLlm([code("(return r)")]);
       const done = await SubAgent.resume(agent, runStateFromJson(saved), { llm, context, isolation, onEvent: (e) => events.push(e), approvals: { "turn-1-call-1": { approved: true, args } } });
       expect(done.value).toBe("sent");
       expect(got.pop()).toEqual(ran ?? args);
-      for (const seen of [json(done, agent), JSON.stringify(llm.requests), JSON.stringify(events)]) expect(seen).not.toContain("sk-SECRET");
+      for (const seen of [json(done, agent), JSON.stringify(llm.requests), JSON.stringify(events)]) expect(seen).not.toMatch(/sk-secret|2233-4455/i);
     }
   });
 

@@ -23,6 +23,8 @@ describe("evaluate given input of the wrong type", () => {
     ["a ctx that is text", "data/a", { ctx: "abc" }, "ctx must be an object of key → data, got string"],
     ["a ctx that is an array", "data/a", { ctx: [1] }, "ctx must be an object of key → data, got an array"],
     ["a revoked Proxy as ctx", "data/a", { ctx: revoked() }, "ctx must be an object of key → data, got one that cannot be read"],
+    ["callerHidden that is one object", "1", { callerHidden: { _k: 1 } }, "callerHidden must be an array of objects of key → data, got object"],
+    ["callerHidden holding text", "1", { callerHidden: [{ _k: 1 }, "abc"] }, "callerHidden must be an array of objects of key → data, got string"],
     // A signal without its methods failed the run as internal_error, and in the worker mode a listener's removal threw later, unhandled: a crash.
     ["a signal that is not an AbortSignal", "1", { signal: {} }, "signal must be an AbortSignal"],
     ["a signal that is not an AbortSignal, in a worker", "1", { signal: "x", isolation: "worker" }, "signal must be an AbortSignal"],

@@ -15,6 +15,7 @@ import { tool } from "../../src/agent/tools.js";
 import { runToJson } from "../../src/agent/saved-run.js";
 import { saveRun } from "../../src/agent/resume.js";
 import { runStateToJson } from "../../src/trace/run-state.js";
+import { evaluate } from "../../src/lisp/evaluate.js";
 import { recordingLlm } from "../../src/llm/recorder.js";
 import { scriptedLlm } from "../../src/llm/scripted.js";
 import { parseRun, renderRun, renderMessages } from "../../src/cli/trace.js";
@@ -147,11 +148,16 @@ describe.each(["none", "worker"] as const)("hidden context in every channel but 
     expectNoLeaks(await channels(r));
   });
 
-  // An aborted worker's run is recorded from the host's own records of its calls.
-  it("a run aborted after a tool's failure quoted a hidden value", async () => {
+  // An aborted worker's run is recorded from the host's own records of its calls, and the events
+  // are told from them as the calls end: the worker's records come after. A run that never read
+  // the token in the turn has nothing marked but what the tool's message quotes.
+  it.each([
+    ["read in the turn", "(def tok (:token data/_creds))\n"],
+    ["not read in the turn", ""],
+  ])("a run aborted after a tool's failure quoted a hidden value %s", async (_what, read) => {
     const abort = new AbortController();
     const stop = tool({ description: "Stops.", input: z.object({}), run: () => (abort.abort(), null) });
-    const programs = ['(def tok (:token data/_creds))\n(println (try (tool/session {:user "ann"}) (catch e (ex-message e))))\n(tool/stop {})'];
+    const programs = [`${read}(println (try (tool/session {:user "ann"}) (catch e (ex-message e))))\n(tool/stop {})`];
     const agent = SubAgent.create({ prompt: "Check the customer.", tools: { ...tools(), stop }, maxTurns: 2 });
     const events: AgentEvent[] = [];
     const step = await SubAgent.run(agent, { llm: scriptedLlm(programs.map(code)), context: { _creds: { token: TOKEN } }, signal: abort.signal, isolation, onEvent: (e) => events.push(e) });
@@ -159,6 +165,22 @@ describe.each(["none", "worker"] as const)("hidden context in every channel but 
     const failed = events.find((e) => e.type === "tool-result" && e.name === "session");
     expect(failed?.type === "tool-result" && failed.error).toBe("session for <hidden string from data/_creds :token> expired");
     expectNoLeaks({ trace: JSON.stringify(step.trace), runToJson: runToJson(step, 2), events: JSON.stringify(events.map((e) => (e.type === "run-finish" ? null : e))) });
+  });
+});
+
+// evaluate's own channels: the records a host is told of (onToolCall) and given (toolCalls). A
+// record kept the result as the program received it (`value`, for the trace's holders) with the
+// token's echo as it was, and JSON wrote it: a host logging its records logged the token.
+describe.each(["none", "worker"] as const)("evaluate's tool call records as a host writes them (isolation %s)", (isolation) => {
+  it("hold the result with its hidden parts as stand-ins only", async () => {
+    const heard: string[] = [];
+    const look = ({ t }: Record<string, unknown>) => ({ low: String(t).toLowerCase(), plan: "pro" });
+    const r = await evaluate("(def r (tool/look {:t (:token data/_creds)}))\n(:plan r)", { ctx: { _creds: { token: TOKEN } }, isolation, tools: { look }, onToolCall: (c) => void heard.push(JSON.stringify(c)) });
+    expect(r.ok && r.value).toBe("pro");
+    expect(heard).toHaveLength(2);
+    expect(leaks([...heard, JSON.stringify(r.toolCalls), JSON.stringify({ ...r.toolCalls[0] })].join("\n"), FRAGS)).toEqual([]);
+    // Still there for what reads it by name (the trace's holder of the whole result).
+    expect(r.ok && r.toolCalls[0].value).toBe(r.ok && r.defs[0].value);
   });
 });
 

@@ -59,6 +59,18 @@ describe("a tool that sends back hidden context the evaluation never read", () =
     expect(showStandIns(r.prints.join("\n"))).toBe("tool/session failed: session for <hidden string from data/_creds :token> expired");
   });
 
+  // An agent called as a tool shares its caller's host tools, which may quote the caller's
+  // hidden context: never readable by the nested program, but hidden where a tool quotes it.
+  it.each(["none", "worker"] as const)("the hidden context of the runs above, which the program cannot read (isolation %s)", async (isolation) => {
+    const options = { ctx: { user: "ann" }, callerHidden: [{ _creds: { token: TOKEN } }], isolation, tools: tools() };
+    const r = await evaluate('(println (tool/whoami))\n(println (try (tool/session {}) (catch e (ex-message e))))', options);
+    const out = showStandIns(r.prints.join("\n"));
+    expect(out).toBe('{:user "ann" :key <hidden string from data/_creds :token> :note <hidden string derived from data/_creds> :env "test"}\n' + "tool/session failed: session for <hidden string from data/_creds :token> expired");
+    expect(JSON.stringify(r.toolCalls.map((c) => [c.result, c.error]))).not.toContain(TOKEN);
+    const read = await evaluate("data/_creds", options);
+    expect(read.ok ? read.value : read.error.message).toBe("data/_creds is not in the context");
+  });
+
   // What the program derived from the token and gave the memory tool comes back quoting it (8+
   // characters, in any case, reversed): glued, re-cased, reversed, nested in what it kept; and a
   // piece of it, which holds no hidden text, found as what the run handed its tools (`handed`).

@@ -80,6 +80,10 @@ describe("the output check's message shows no hidden key or input", () => {
     ["a transform that throws quoting the input URL-encoded", z.object({ email: z.string().transform((v) => { throw new Error(`no mailbox ${encodeURIComponent(v)}`); }) }), `(return {:email ${E}})`, THREW],
     // A piece of the input, with no ellipsis to say it was cut: the prefix a host checks, its last characters.
     ["a host's message that quotes a piece of the input", z.object({ token: z.string().refine(() => false, { error: (iss) => `unknown prefix ${String(iss.input).slice(0, 7)}, ends ${String(iss.input).slice(-6)}` }) }), `(return {:token ${T}})`, ISSUES],
+    // A check that reads the host's own copy of a secret the program never read, quoting it, as a
+    // tool's message may: only the value's marks were searched, and the value held none.
+    ["a host's message that quotes hidden context the value does not hold", z.object({ n: z.number().refine(() => false, { error: `expected the count for ${TOKEN}` }) }), "(return {:n 1})", ISSUES],
+    ["a transform that throws quoting hidden context the value does not hold", z.object({ n: z.number() }).transform(() => { throw new Error(`vault for ${EMAIL.toUpperCase()} is sealed`); }), "(return {:n 1})", THREW],
   ];
   it.each(CASES)("%s", async (_name, output, program, message) => {
     for (const compressHistory of VIEWS) {

@@ -3,9 +3,11 @@
 // hidden context key, not as input data shown in its prompt or a filled {{placeholder}}.
 import { describe, expect, it } from "vitest";
 import { z } from "zod";
+import { runToJson } from "../../src/agent/saved-run.js";
 import { SubAgent } from "../../src/agent/subagent.js";
+import { tool } from "../../src/agent/tools.js";
 import { scriptedLlm } from "../../src/llm/scripted.js";
-import { fragments } from "../support/hidden.js";
+import { fragments, leaks } from "../support/hidden.js";
 
 const code = (body: string): string => "```clojure\n" + body + "\n```";
 const TOKEN = "K7Z2Q9-B3M8X4-W5R2";
@@ -94,6 +96,33 @@ describe("a nested agent given hidden context", () => {
     expect(step.ok).toBe(true);
     expect(llm.requests[1].messages.map((m) => m.content).join("\n")).toContain("Check the token visible-123.");
     expect(llm.requests[2].messages.at(-1)?.content).toContain("Output:\n11\n");
+  });
+
+  // The nested agent shares a host tool with its caller, which holds the caller's token itself
+  // and quotes it. The nested run searched only its own context (which does not hold the token),
+  // so its model was fed the token, and the caller's trace, saved run and events held it.
+  it.each([
+    ["fails quoting it", "(println (try (tool/session {:user data/user}) (catch e (ex-message e))))"],
+    ["answers with it", "(println (tool/lookup {:user data/user}))"],
+    ["is given an output check that quotes it", "(return 1)"],
+  ])("hides its caller's hidden context, which it was not given, where a tool it shares %s", async (_what, program) => {
+    const tools = {
+      session: tool({ description: "Opens a session.", input: z.object({ user: z.string() }), run: () => Promise.reject(new Error(`session for ${TOKEN} expired`)) }),
+      lookup: tool({ description: "Looks a user up.", input: z.object({ user: z.string() }), run: () => ({ auth: `Bearer ${TOKEN.toLowerCase()}` }) }),
+    };
+    const output = z.number().refine(() => false, { error: `not the count for ${TOKEN}` });
+    const child = SubAgent.create({ prompt: "Open a session for {{user}}.", tools, maxTurns: 2, output });
+    const helper = SubAgent.asTool(child, { description: "Opens sessions." });
+    const parent = SubAgent.create({ prompt: "Check my token.", tools: { helper }, maxTurns: 2 });
+    for (const isolation of ["worker", "none"] as const) {
+      const llm = scriptedLlm([code('(println (tool/helper {:user "ann"}))'), code(program), code("(return 2)"), code("(return :done)")]);
+      const events: unknown[] = [];
+      const step = await SubAgent.run(parent, { llm, context: { _creds: { token: TOKEN } }, isolation, onEvent: (e) => void events.push(e.type === "run-finish" ? null : e) });
+      expect(step.ok ? step.value : step.fail).toBe("done");
+      const fed = llm.requests[2].messages.map((m) => m.content).join("\n");
+      expect(fed).toContain("<hidden string");
+      for (const text of [JSON.stringify(llm.requests.map((r) => r.messages)), runToJson(step), JSON.stringify(events)]) expect(leaks(text, fragments([TOKEN])), text).toEqual([]);
+    }
   });
 
   it("refuses an input with both key and _key, where a hidden key's value would be overwritten", () => {

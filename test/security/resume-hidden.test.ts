@@ -57,6 +57,25 @@ describe.each(["none", "worker"] as const)("resuming a run whose tool echoed a h
     expectNoLeak([...live.requests.flatMap((r) => r.messages.map((m) => m.content)), JSON.stringify(step.trace), JSON.stringify(state)]);
   });
 
+  // The token was renewed between the pause and the resume. The replayed result, the saved run's
+  // echo of the old token, echoes nothing the resumed run's context holds, so it was shown: the
+  // replay printed "k7z2q9-b3m8x4-w5r2" where the saved turn printed a stand-in, and resume threw
+  // a ResumeError quoting it; a turn that printed no part of it resumed with the record of the
+  // call holding it in the trace. The parts the saved record hid are hidden again.
+  it("hides a replayed result's parts as the saved record did, when the hidden value changed since", async () => {
+    const w = world();
+    const make = (maxTurns: number) => SubAgent.create({ prompt: "Look the token up.", tools: w.tools, maxTurns });
+    const first = await SubAgent.run(make(1), { llm: scriptedLlm([code("(def r (tool/look {:t (:token data/_creds)}))\n(println (:low r) (:plan r))")]), context, isolation });
+    const json = runStateToJson(saveRun(first, make(1)));
+    const renewed = "P4N8-WQ2Z-7TRX-M3KD";
+    const live = scriptedLlm([code("(println r)\n(return :done)")]);
+    const step = await SubAgent.resume(make(3), runStateFromJson(json), { llm: live, context: { _creds: { token: renewed } }, isolation });
+    expect(step.ok ? step.value : step.fail).toBe("done");
+    expect(step.trace.turns.map((t) => t.prints)).toEqual([["<hidden string derived from data/_creds> pro"], ["{:low <hidden string derived from data/_creds> :plan <hidden string derived from data/_creds>}"]]);
+    const frags = fragments([TOKEN, renewed]);
+    for (const t of [...live.requests.flatMap((r) => r.messages.map((m) => m.content)), JSON.stringify(step.trace)]) expect(leaks(t, frags), t).toEqual([]);
+  });
+
   it("answers the paused turn's finished call with the result the program had: the approved call gets the value", async () => {
     const w = world();
     const agent = SubAgent.create({ prompt: "Look the token up and send it.", tools: w.tools, maxTurns: 3 });

@@ -42,6 +42,8 @@ export interface RunMessage {
   type: "run";
   source: string;
   ctx: readonly CtxEntry[] | null;
+  /** The hidden context of the runs above (`EvaluateOptions.callerHidden`), as the context is sent. */
+  callerHidden?: ReadonlyArray<readonly CtxEntry[]>;
   /** The context as JSON text, parsed by the run in the worker (`EvaluateOptions.ctxJson`). */
   ctxJson?: string;
   tools: ToolInfo[];
@@ -70,6 +72,8 @@ export interface AnswerMessage {
   value?: Wire;
   /** The tool said its result is computed from its hidden arguments (`ToolCallInfo.hideResult`). */
   hidden?: true;
+  /** The tool said these parts of its result are (`ToolCallInfo.hideResult(parts)`). */
+  hiddenParts?: string[];
   /** Why the call failed, as the program's `tool_error` tells it. */
   error?: string;
   /** The result was refused as it was converted (too big, not data, out of time): the error the run sees. */

@@ -7,7 +7,7 @@
 import { abortedError, isLimitKind, limitRecord, limitThrown, LispError, ours, thrownMessage, toErrorInfo, toolMessage, ToolTimeout, type ErrorInfo } from "../errors.js";
 import type { Definition, EvalFailure, EvaluateOptions, EvalResult, Memory, MemoryEntry, ToolCallRecord, ToolSpec } from "../evaluate.js";
 import { ABORTED, unlessAborted } from "../abort.js";
-import { boxed, Budget, ContextReader, contextValue, crossedSize, HELD_CALL, ranWith, reporter, toHost, toLisp, UNKEPT_ARGS } from "../interop.js";
+import { boxed, Budget, ContextReader, contextValue, crossedSize, HELD_CALL, keepValue, ranWith, reporter, toHost, toLisp, UNKEPT_ARGS } from "../interop.js";
 import { MAX_TIMER_MS, resolveLimits, type Limits } from "../limits.js";
 import { hiddenKeys, hideQuoted, hideRewritten, isHiddenKey, Marks, meetsHidden, QUOTED_MIN, quotedForms, type SentBack, STAND_IN_OPEN } from "../marks.js";
 import { sentBackSearch, type SentBackSearch } from "../sent-back.js";
@@ -43,7 +43,7 @@ export async function evaluateIsolated(source: string, options: EvaluateOptions,
   // just after a call finished) records them here, as a run in process would have (resume answers
   // a finished call from its record). Only in a run that cannot meet hidden context: which parts
   // of a result the program's marks hide (text equal to a hidden value it read) is known in the worker.
-  const answered = options.ctxJson === undefined && !meetsHidden(options.ctx, memory) ? new Map<ToolCallRecord, Value>() : null;
+  const answered = options.ctxJson === undefined && !meetsHidden(options.ctx, memory, options.callerHidden) ? new Map<ToolCallRecord, Value>() : null;
   // The strings and numbers the worker's run has marked, told with each call: a tool's error
   // message is hidden with them as the run's own record of the call hides it (Marks.hideText),
   // for the events heard while it runs and the records kept if its worker is ended. What the
@@ -56,23 +56,15 @@ export async function evaluateIsolated(source: string, options: EvaluateOptions,
     }
     return marked;
   };
-  // A failed call's message quoting hidden context no argument held, searched for as the
-  // program's own record of it is (sent-back.ts). Context given as text is read in the worker
-  // only: its records are hidden there.
-  const hostCtx = options.ctx !== undefined && Object.keys(options.ctx).some(isHiddenKey) ? options.ctx : undefined;
+  // A failed call's message quoting hidden context no argument held (a tool holding the key
+  // itself, the caller's context), searched for as the program's own record of it is
+  // (sent-back.ts), for the events heard before the worker's record. Context given as text is
+  // read in the worker only: its records are hidden there.
+  const hostCtx = options.ctx !== undefined && Object.keys(options.ctx).some(isHiddenKey) ? options.ctx : options.callerHidden !== undefined ? {} : undefined;
   let search: SentBackSearch | undefined;
-  const read = new Set<string>();
   const sentBack = (message: string): readonly SentBack[] => {
     if (hostCtx === undefined) return [];
-    search ??= sentBackSearch(hostCtx, marks(), (k) => {
-      if (read.has(k)) return;
-      read.add(k);
-      try {
-        marks().hidden(k, toLisp(contextValue(hostCtx, k), limits.maxNestingDepth, 0, `data/${k}`, new Budget(limits)), new Budget(limits));
-      } catch {
-        // Past the run's limits: the program's own record is hidden in the worker.
-      }
-    });
+    search ??= sentBackSearch(hostCtx, limits, marks, new Map(), options.callerHidden);
     return search(undefined, message);
   };
   const handed = (r: EvalResult): EvalResult => {
@@ -97,6 +89,7 @@ export async function evaluateIsolated(source: string, options: EvaluateOptions,
   };
   let limits: Limits;
   let ctx: CtxEntry[] | null;
+  let callerHidden: CtxEntry[][] | undefined;
   // Converting the context is the run's time, as reading it is in process: the hard stop counts it.
   let ctxMs = 0;
   try {
@@ -104,6 +97,7 @@ export async function evaluateIsolated(source: string, options: EvaluateOptions,
     printed = new OutputBuffer(limits.maxOutputChars);
     const t0 = performance.now();
     ctx = options.ctx === undefined ? null : ctxEntries(options.ctx, limits);
+    callerHidden = options.callerHidden?.map((c) => ctxEntries(c, limits));
     ctxMs = performance.now() - t0;
   } catch (e) {
     return failure(e instanceof LispError ? toErrorInfo(e, source) : internal(e));
@@ -222,8 +216,8 @@ export async function evaluateIsolated(source: string, options: EvaluateOptions,
           calls.push(record);
           const report = reporter(record, spec, onToolCall);
           const t0 = performance.now();
-          let resultHidden = false;
-          const info = { hidden: m.shown === undefined ? [] : hiddenKeys(m.shown), hideResult: () => void (resultHidden = true), ranWith: (given: Record<string, unknown>) => ranWith(record, given), ...(m.size === undefined ? {} : { size: m.size }), ...(report.answering === undefined ? {} : { answering: report.answering }) };
+          let resultHidden: boolean | readonly string[] = false;
+          const info = { hidden: m.shown === undefined ? [] : hiddenKeys(m.shown), hideResult: (parts?: readonly string[]) => void (resultHidden = parts ?? true), ranWith: (given: Record<string, unknown>) => ranWith(record, given, (text) => shownError(text, m.args, m.shown)), ...(m.size === undefined ? {} : { size: m.size }), ...(report.answering === undefined ? {} : { answering: report.answering }) };
           Promise.resolve()
             .then(() => boxed(spec.run(m.args, ac.signal, info)))
             .then(
@@ -253,7 +247,7 @@ export async function evaluateIsolated(source: string, options: EvaluateOptions,
                 const ms = performance.now() - c0;
                 spent += ms;
                 try {
-                  w.post({ type: "answer", call: m.call, value, cost: { steps: limits.maxFuel - b.fuel, ms }, ...(resultHidden ? { hidden: true as const } : {}) });
+                  w.post({ type: "answer", call: m.call, value, cost: { steps: limits.maxFuel - b.fuel, ms }, ...(resultHidden === true ? { hidden: true as const } : resultHidden === false ? {} : { hiddenParts: [...resultHidden] }) });
                 } catch (e) {
                   // Deeper than the host's stack copies (a raised maxNestingDepth): thrown here, it ended the host's process.
                   return refuse(e instanceof RangeError ? tooDeepToCross(`the result of tool/${m.name} is nested too deeply to reach the program's worker thread`) : e);
@@ -291,7 +285,7 @@ export async function evaluateIsolated(source: string, options: EvaluateOptions,
       }
     };
     signal?.addEventListener("abort", onAbort, { once: true });
-    const run: RunMessage = { type: "run", source, ctx, tools: infos, memory: sent, limits: options.limits, toolTimeoutMs: options.toolTimeoutMs, fuel };
+    const run: RunMessage = { type: "run", source, ctx, ...(callerHidden === undefined ? {} : { callerHidden }), tools: infos, memory: sent, limits: options.limits, toolTimeoutMs: options.toolTimeoutMs, fuel };
     if (options.handed !== undefined && options.handed.length > 0) run.handed = options.handed;
     if (options.ctxJson !== undefined) {
       // Context given as text goes as text, and the worker parses it: the hard stop counts from
@@ -369,7 +363,7 @@ function result(m: DoneMessage, memory: Memory, w: PoolWorker, started: number, 
     // The host refused it, keeping no arguments (ToolCallInfo.answering).
     if (host?.args === UNKEPT_ARGS) r.args = UNKEPT_ARGS;
     if (c.result !== undefined) r.result = c.result;
-    if (c.value !== undefined) r.value = values[c.value];
+    if (c.value !== undefined) keepValue(r, values[c.value]);
     if (c.error !== undefined) r.error = c.error;
     if (c.errorKind !== undefined) r.errorKind = c.errorKind;
     if (c.errorHint !== undefined) r.errorHint = c.errorHint;

@@ -28,6 +28,7 @@ interface Answer {
   value: Wire;
   cost?: { steps: number; ms: number };
   hidden?: true;
+  hiddenParts?: string[];
 }
 const pending = new Map<number, { resolve: (a: Answer) => void; reject: (e: unknown) => void }>();
 let waitingMemory: ((entries: MemoryEntryWire[]) => void) | null = null;
@@ -48,7 +49,7 @@ function answer(m: AnswerMessage): void {
   else if (m.refused !== undefined) p.reject(new LispError(m.refused.kind, m.refused.message, undefined, m.refused.hint));
   else if (m.halted === true) p.reject(abortedError());
   else if (m.error !== undefined) p.reject(new Error(m.error));
-  else p.resolve({ value: m.value as Wire, cost: m.cost, ...(m.hidden === true ? { hidden: true } : {}) });
+  else p.resolve({ value: m.value as Wire, cost: m.cost, ...(m.hidden === true ? { hidden: true } : {}), ...(m.hiddenParts === undefined ? {} : { hiddenParts: m.hiddenParts }) });
 }
 
 // The records of the calls the run is about to make, in order: the evaluator makes a record,
@@ -78,6 +79,7 @@ function callHost(name: string, args: Record<string, unknown>, signal: AbortSign
     .finally(() => signal.removeEventListener("abort", onAbort))
     .then((a) => {
       if (a.hidden === true) info?.hideResult();
+      else if (a.hiddenParts !== undefined) info?.hideResult(a.hiddenParts);
       return new Converted(new WireReader().read(a.value), a.cost?.steps ?? 0, a.cost?.ms ?? 0);
     });
 }
@@ -191,6 +193,7 @@ async function start(m: RunMessage): Promise<void> {
   const ctx = m.ctx === null ? undefined : ctxOf(m.ctx);
   const options: EvaluateOptions = { tools, memory: await memoryOf(m, ctx), limits: m.limits, toolTimeoutMs: m.toolTimeoutMs, onToolCall };
   if (ctx !== undefined) options.ctx = ctx;
+  if (m.callerHidden !== undefined) options.callerHidden = m.callerHidden.map(ctxOf);
   if (m.ctxJson !== undefined) options.ctxJson = m.ctxJson;
   if (m.handed !== undefined) options.handed = m.handed;
   records.length = 0;
