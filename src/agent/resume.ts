@@ -7,9 +7,11 @@
 // every message of every replayed prompt, then goes on with the live LLM. The file a state is
 // stored in (its format, reader and writer) is src/trace/run-state.ts.
 import { isDeepStrictEqual } from "node:util";
-import type { Json } from "../compaction/types.js";
+import { isStrategy, type StrategySpec } from "../compaction/registry.js";
+import type { Json, Strategy } from "../compaction/types.js";
 import { compressedView } from "../history/compressed.js";
 import { fullView } from "../history/full.js";
+import { INTERPRETER_STRATEGY } from "../history/strategy.js";
 import { resolveViewOptions } from "../trace/view-settings.js";
 import { maxPrintCharsSchema } from "../trace/serialize.js";
 import type { View, ViewOptions } from "../history/view.js";
@@ -300,6 +302,17 @@ async function resumeState(agent: Agent, state: RunState, resumeOptions: ResumeO
   let strategy: HistoryStrategy;
   try {
     strategy = historyStrategy({ ...agent.options, ...run, view: { ...agent.options.view, ...run.view } });
+    // Saved under full history and resumed with compression: the prompts the saved run sent are
+    // in the provider's cache, so its turns stay as full history shows them (fullTurns). Summarized,
+    // the first live prompt wrote all of it again (a run resumed for its last 2 of 11 turns: 1.12x
+    // full history under a token-prefix cache, 1.48x under breakpoints).
+    const savedName = state.history?.strategy.name ?? (state.view.compressHistory ? INTERPRETER_STRATEGY : "full");
+    if (savedName === "full" && strategy.name === INTERPRETER_STRATEGY && (run.history === undefined || !isStrategy(run.history as Strategy | StrategySpec | string))) {
+      const fullTurns = saved.length;
+      if (run.history === undefined) run.view = { ...run.view, fullTurns };
+      else run.history = { name: INTERPRETER_STRATEGY, options: { ...(strategy.options as Record<string, Json>), fullTurns } };
+      strategy = historyStrategy({ ...agent.options, ...run, view: { ...agent.options.view, ...run.view } });
+    }
   } catch (e) {
     throw refused(`the saved run's history strategy cannot be rebuilt: ${(e as Error).message}`);
   }
