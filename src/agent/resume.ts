@@ -12,7 +12,7 @@ import type { Json, Strategy } from "../compaction/types.js";
 import { compressedView } from "../history/compressed.js";
 import { fullView } from "../history/full.js";
 import { INTERPRETER_STRATEGY } from "../history/strategy.js";
-import { resolveViewOptions } from "../trace/view-settings.js";
+import { mergeViewOptions, resolveViewOptions } from "../trace/view-settings.js";
 import { maxPrintCharsSchema } from "../trace/serialize.js";
 import type { View, ViewOptions } from "../history/view.js";
 import { againOptions, evaluate, type EvaluateOptions, holdsFunction, type Memory, type MemoryEntry, ours, print, type Value } from "../lisp/index.js";
@@ -297,7 +297,12 @@ async function resumeState(agent: Agent, state: RunState, resumeOptions: ResumeO
   if (live === undefined) throw refused("no llm: pass { llm } to serve the turns after the saved ones");
   // The saved run's prompt settings and history strategy carry over unless the options say otherwise.
   const { compressHistory, printlnHistoryLimit, ...view } = state.view;
-  const history = options.history ?? (options.compressHistory === undefined ? state.history?.strategy : undefined);
+  // The saved interpreter strategy's options are its view options: those the resume gives apply to
+  // it. Run with the saved ones alone, it left them unused while the trace recorded them, and the
+  // trace's settings rebuilt prompts the run never sent.
+  const savedSpec = options.compressHistory === undefined ? state.history?.strategy : undefined;
+  const given = mergeViewOptions(options);
+  const history = options.history ?? (savedSpec?.name === INTERPRETER_STRATEGY && Object.keys(given).length > 0 ? { name: savedSpec.name, options: { ...savedSpec.options, ...given } } : savedSpec);
   const run: RunOptions = { compressHistory, printlnHistoryLimit, maxPrintChars: state.maxPrintChars, ...(history === undefined ? {} : { history }), ...options, view: { ...view, ...options.view } };
   let strategy: HistoryStrategy;
   try {
