@@ -7,10 +7,12 @@
 // every message of every replayed prompt, then goes on with the live LLM. The file a state is
 // stored in (its format, reader and writer) is src/trace/run-state.ts.
 import { isDeepStrictEqual } from "node:util";
-import type { Json } from "../compaction/types.js";
+import { isStrategy, type StrategySpec } from "../compaction/registry.js";
+import type { Json, Strategy } from "../compaction/types.js";
 import { compressedView } from "../history/compressed.js";
 import { fullView } from "../history/full.js";
-import { resolveViewOptions } from "../trace/view-settings.js";
+import { INTERPRETER_STRATEGY } from "../history/strategy.js";
+import { mergeViewOptions, resolveViewOptions } from "../trace/view-settings.js";
 import { maxPrintCharsSchema } from "../trace/serialize.js";
 import type { View, ViewOptions } from "../history/view.js";
 import { againOptions, evaluate, type EvaluateOptions, holdsFunction, type Memory, type MemoryEntry, ours, print, type Value } from "../lisp/index.js";
@@ -295,11 +297,27 @@ async function resumeState(agent: Agent, state: RunState, resumeOptions: ResumeO
   if (live === undefined) throw refused("no llm: pass { llm } to serve the turns after the saved ones");
   // The saved run's prompt settings and history strategy carry over unless the options say otherwise.
   const { compressHistory, printlnHistoryLimit, ...view } = state.view;
-  const history = options.history ?? (options.compressHistory === undefined ? state.history?.strategy : undefined);
+  // The saved interpreter strategy's options are its view options: those the resume gives apply to
+  // it. Run with the saved ones alone, it left them unused while the trace recorded them, and the
+  // trace's settings rebuilt prompts the run never sent.
+  const savedSpec = options.compressHistory === undefined ? state.history?.strategy : undefined;
+  const given = mergeViewOptions(options);
+  const history = options.history ?? (savedSpec?.name === INTERPRETER_STRATEGY && Object.keys(given).length > 0 ? { name: savedSpec.name, options: { ...savedSpec.options, ...given } } : savedSpec);
   const run: RunOptions = { compressHistory, printlnHistoryLimit, maxPrintChars: state.maxPrintChars, ...(history === undefined ? {} : { history }), ...options, view: { ...view, ...options.view } };
   let strategy: HistoryStrategy;
   try {
     strategy = historyStrategy({ ...agent.options, ...run, view: { ...agent.options.view, ...run.view } });
+    // Saved under full history and resumed with compression: the prompts the saved run sent are
+    // in the provider's cache, so its turns stay as full history shows them (fullTurns). Summarized,
+    // the first live prompt wrote all of it again (a run resumed for its last 2 of 11 turns: 1.12x
+    // full history under a token-prefix cache, 1.48x under breakpoints).
+    const savedName = state.history?.strategy.name ?? (state.view.compressHistory ? INTERPRETER_STRATEGY : "full");
+    if (savedName === "full" && strategy.name === INTERPRETER_STRATEGY && (run.history === undefined || !isStrategy(run.history as Strategy | StrategySpec | string))) {
+      const fullTurns = saved.length;
+      if (run.history === undefined) run.view = { ...run.view, fullTurns };
+      else run.history = { name: INTERPRETER_STRATEGY, options: { ...(strategy.options as Record<string, Json>), fullTurns } };
+      strategy = historyStrategy({ ...agent.options, ...run, view: { ...agent.options.view, ...run.view } });
+    }
   } catch (e) {
     throw refused(`the saved run's history strategy cannot be rebuilt: ${(e as Error).message}`);
   }

@@ -135,16 +135,19 @@ const openingTokens = (input: ViewInput): number => lineTokens(viewSystem(input.
 
 /**
  * The system prompt as the compressed view sends it: without the full view's note on `Stored:`,
- * unless the system prompt and task are below the cache's minimum. Then the view starts as full
- * history does, note and all (cacheFloor): 20 tokens shorter, it reached the minimum a prompt
- * after full history and paid that prompt uncached (a 6-turn run: 1.22x full history).
+ * unless the system prompt and task are below the cache's minimum, or the run's earlier prompts
+ * were full history's (`fullTurns`). Then the view starts as full history does, note and all
+ * (cacheFloor): 20 tokens shorter, it reached the minimum a prompt after full history and paid
+ * that prompt uncached (a 6-turn run: 1.22x full history), and it missed the system prompt a
+ * resumed run's cache held (see cacheFloor).
  */
-const compressedSystem = (input: ViewInput, options: Required<ViewOptions>): string => viewSystem(input.system, openingTokens(input) < options.cacheMinTokens ? "full" : "compressed");
+const compressedSystem = (input: ViewInput, options: Required<ViewOptions>): string => viewSystem(input.system, openingTokens(input) < options.cacheMinTokens || options.fullTurns > 0 ? "full" : "compressed");
 
 /**
  * The earliest turns, shown as full history shows them (output, `Stored:` and all) because the
  * prompt needs them to reach the shortest prefix the cache serves (`cacheMinTokens`): each turn
- * whose prompt before it is still below the minimum. Below the minimum no prompt is cached, so a
+ * whose prompt before it is still below the minimum; and the turns an earlier prompt of the run
+ * sent so (`fullTurns`). Below the minimum no prompt is cached, so a
  * summary there, or a feedback shorter than full history's, kept later prompts under it, paying
  * the input price on the whole prompt where full history, past the minimum, read it cached: under
  * a 4,096-token minimum (claude-haiku-4, gemini-2.5-pro) runs of 7-11 turns cost 1.2-1.46x full
@@ -152,14 +155,19 @@ const compressedSystem = (input: ViewInput, options: Required<ViewOptions>): str
  * (never-dearer.test.ts).
  */
 function cacheFloor(input: ViewInput, options: Required<ViewOptions>): number {
+  // The turns the run's earlier prompts sent as full history (a run saved under it, resumed with
+  // compression): summarized, the first prompt after the resume wrote again what the cache held,
+  // system prompt and all, and a run resumed for its last 2 of 11 turns cost 1.12x full history
+  // under a token-prefix cache and 1.48x under breakpoints (never-dearer.test.ts).
+  const sent = Math.min(options.fullTurns, input.turns.length);
   let size = openingTokens(input);
-  if (size >= options.cacheMinTokens) return 0;
+  if (size >= options.cacheMinTokens) return sent;
   let i = 0;
   while (i < input.turns.length && size < options.cacheMinTokens) {
     const s = sizesOf(input.turns[i++]);
     size += s.reply + s.feedback + 2 * TOKENS_PER_MESSAGE;
   }
-  return i;
+  return Math.max(i, sent);
 }
 
 /**

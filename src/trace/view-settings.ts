@@ -73,6 +73,13 @@ export interface ViewOptions {
    * alone passes it and 2,048; the agent takes its client's model's minimum where it knows it).
    */
   cacheMinTokens?: number;
+  /**
+   * The first turns an earlier prompt of the run sent as full history shows them, under its system
+   * prompt: a run saved under full history and resumed with compression (`SubAgent.resume` sets it).
+   * They are shown so, as the turns below the cache's minimum are, so the cache that holds them
+   * still serves them; the turns after them are summarized as usual. Default 0.
+   */
+  fullTurns?: number;
 }
 
 /**
@@ -121,6 +128,7 @@ export const viewOptionsSchema = z.object({
   dropAfterTokens: count.default(500),
   cacheModel: z.enum(["token-prefix", "breakpoint"]).default("token-prefix"),
   cacheMinTokens: count.default(1024),
+  fullTurns: count.default(0),
 });
 
 /** Every view option filled in. */

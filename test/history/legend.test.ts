@@ -211,11 +211,15 @@ describe("a system prompt per view (issue 20)", () => {
     }
   });
 
-  it("a run saved under one view and resumed under the other sends the new view's system prompt", async () => {
+  // Saved under full history and resumed with compression, the saved turns stay as full history
+  // showed them, under its system prompt, which the provider's cache holds (fullTurns: resumed
+  // under the compressed view's own, the run cost up to 1.48x full history, never-dearer.test.ts).
+  // The trace keeps the compressed view's system prompt; the view adds the note back.
+  it("a run saved under one view and resumed under the other records the new view's system prompt, and sends it unless the saved turns stay as full history showed them", async () => {
     const program = (code: string): string => "```clojure\n" + code + "\n```";
     const replies = [program("(def xs [1 2 3])\n(println (count xs))"), program("(def total (sum xs))\n(println total)"), program("(return total)")];
     const make = (maxTurns: number) => SubAgent.create({ prompt: "Sum the numbers.", maxTurns });
-    for (const [before, after] of [[false, true], [true, false]] as const) {
+    for (const [before, after, sent] of [[false, true, "full"], [true, false, "full"], [true, true, "compressed"]] as const) {
       const first = make(2);
       const stopped = await SubAgent.run(first, { llm: scriptedLlm(replies.slice(0, 2)), compressHistory: before });
       const state = saveRun(stopped, first);
@@ -223,7 +227,7 @@ describe("a system prompt per view (issue 20)", () => {
       const live = scriptedLlm(replies.slice(2));
       const step = await SubAgent.resume(agentNow, state, { llm: live, compressHistory: after });
       expect(step.ok, JSON.stringify(step.fail)).toBe(true);
-      expect(live.requests[0].messages[0].content).toBe(systemPrompt(agentNow, after ? "compressed" : "full"));
+      expect(live.requests[0].messages[0].content).toBe(systemPrompt(agentNow, sent));
       expect(step.trace.system).toBe(systemPrompt(agentNow, after ? "compressed" : "full"));
     }
   });

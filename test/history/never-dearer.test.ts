@@ -5,6 +5,7 @@
 import fc from "fast-check";
 import { z } from "zod";
 import { describe, expect, it } from "vitest";
+import { saveRun } from "../../src/agent/resume.js";
 import { SubAgent } from "../../src/agent/subagent.js";
 import { tool } from "../../src/agent/tools.js";
 import { createMeter } from "../../src/compaction/measure.js";
@@ -12,12 +13,14 @@ import { DEFAULT_PRICES, PROVIDER_CACHES, type ModelPrice } from "../../src/comp
 import { compressedView } from "../../src/history/compressed.js";
 import { summaryLegend } from "../../src/history/legend.js";
 import { defaultViewOptions, type ViewOptions } from "../../src/history/view.js";
+import { cacheMarks } from "../../src/llm/messages.js";
 import { scriptedLlm } from "../../src/llm/scripted.js";
 import type { RunTrace } from "../../src/trace/trace.js";
 import { buildTrace, turnSpec } from "./traces.js";
 import { rng } from "../support/rng.js";
 import { reply, type Session } from "../../bench/history/session.js";
 import { runSession } from "../../bench/history/measure.js";
+import { inventoryReconcile } from "../../bench/history/sessions/inventory.js";
 
 const MODELS = {
   "token-prefix": { input: 1, output: 0, cache: PROVIDER_CACHES.openai },
@@ -497,6 +500,46 @@ describe("compressed history is never dearer than full history", () => {
     const tools = await toolRun(40);
     for (const cache of ["token-prefix", "breakpoint"] as const) expect(ratio(tools, cache, tools.turns.length, MIN_4096[cache]), `tool run 40, ${cache}`).toBeLessThanOrEqual(1);
   }, 120_000);
+
+  // A run saved under full history and resumed with compression on: the prompts the saved run sent
+  // (full history's system prompt and turns) are in the provider's cache. The first live prompt
+  // summarized the saved turns under the compressed view's own system prompt and wrote it all again:
+  // inventory-reconcile saved after 9 of its 11 turns (its model failed) and resumed for the last 2
+  // cost 9,445 token-equivalents against 8,375 resumed under full history (1.13x, token prefix),
+  // 13,393 against 9,041 (1.48x, breakpoint); saved out of turns after 8 and resumed with a budget
+  // of 12, 13,071 against 10,458 under breakpoints (1.25x: full history's system prompt, which the
+  // client marks, was still cached). The saved turns now stay as full history shows them, under its
+  // system prompt (fullTurns, set by resume): 0.996x, 0.995x, 0.992x.
+  it("a run saved under full history and resumed with compression costs no more than one resumed under full history", async () => {
+    const s = inventoryReconcile;
+    const context = { ...s.context, _token: "sk-live-bench-7f3a9c21e4b8d6" };
+    const n = s.replies.length;
+    for (const [saved, budget] of [[n - 2, n], [n - 3, n + 1]] as const) {
+      const agent = (maxTurns: number) => SubAgent.create({ prompt: s.prompt, tools: { ...s.tools }, maxTurns });
+      // Stopped by its model (no reply left) within the budget, or out of turns.
+      const first = agent(budget === n ? n : saved);
+      const stopped = await SubAgent.run(first, { llm: scriptedLlm(s.replies.slice(0, saved)), context });
+      const state = saveRun(stopped, first);
+      for (const cache of ["token-prefix", "breakpoint"] as const) {
+        const [full, compressed] = await Promise.all(
+          [false, true].map(async (compress) => {
+            const step = await SubAgent.resume(agent(budget), state, { llm: scriptedLlm(s.replies.slice(saved)), context, ...(compress ? { compressHistory: true, view: { cacheModel: cache } } : {}) });
+            const meter = createMeter(MODELS[cache]);
+            // Priced as sent: the saved run's prompts, then the resumed run's live ones, marked as the client marks them.
+            for (const t of stopped.trace.turns) meter.add({ messages: t.messages, breakpoints: [...cacheMarks({ messages: t.messages })] });
+            const settings = step.trace.settings!;
+            for (const t of step.trace.turns.slice(saved)) {
+              const view = compressedView({ system: step.trace.system, task: step.trace.task, turns: step.trace.turns.slice(0, t.number - 1), maxTurns: budget, toolsWithdrawn: settings.toolsWithdrawn, maxPrintChars: settings.maxPrintChars }, settings.view);
+              expect(view.messages.map((m) => m.content), `prompt ${t.number} rebuilt from the trace`).toEqual(t.messages.map((m) => m.content));
+              meter.add({ messages: t.messages, breakpoints: [...cacheMarks({ messages: t.messages, ...(view.breakpoints === undefined ? {} : { cacheBreakpoints: view.breakpoints }) })] });
+            }
+            return meter.totals.cost;
+          }),
+        );
+        expect(compressed / full, `saved ${saved} turns, budget ${budget}, ${cache}`).toBeLessThanOrEqual(1);
+      }
+    }
+  }, 60_000);
 
   // The generated traces with their own short system prompt (about 120 tokens), under the
   // providers' usual 1,024-token minimum: before the first turns were kept as full history shows

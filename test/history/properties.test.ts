@@ -503,14 +503,18 @@ describe("compressed view properties", () => {
 
   // Below a cache's minimum nothing is cached, and full history reaches it soonest: the turns that
   // carry the prompt there are shown as full history shows them, under its system prompt
-  // (cacheFloor). With a minimum no prompt reaches, every prompt is full history's, whatever the options.
-  it("is the full view, byte for byte, while the prompt is below the cache's minimum", () => {
+  // (cacheFloor). With a minimum no prompt reaches, every prompt is full history's, whatever the
+  // options; so is every prompt whose turns an earlier prompt sent as full history (fullTurns, a
+  // run saved under it and resumed with compression).
+  it("is the full view, byte for byte, while the prompt is below the cache's minimum or its turns were sent as full history", () => {
     fc.assert(
       fc.property(turnSpecs(), optionsArb, fc.constantFrom("token-prefix" as const, "breakpoint" as const), (specs, options, cacheModel) => {
         const trace = buildTrace(specs, MAX_TURNS);
         for (let k = 0; k <= trace.turns.length; k++) {
           const input = inputOf(trace, trace.turns.slice(0, k));
-          expect(compressedView(input, { ...options, cacheModel, cacheMinTokens: 1e9 }).messages).toEqual(fullView(input, defaultViewOptions).messages);
+          const full = fullView(input, defaultViewOptions).messages;
+          expect(compressedView(input, { ...options, cacheModel, cacheMinTokens: 1e9 }).messages).toEqual(full);
+          if (k > 0) expect(compressedView(input, { ...options, cacheModel, fullTurns: k }).messages).toEqual(full);
         }
       }),
       { numRuns: 30 },

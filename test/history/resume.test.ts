@@ -598,6 +598,24 @@ describe("resumeRun", () => {
     await expect(SubAgent.resume(make(6), { ...state, outcome: { ok: true } }, { llm: live, context })).rejects.toThrow(ResumeError);
   });
 
+  // The saved run's strategy carries over, with the view options the resume gives (as the saved
+  // ones would be overridden with compressHistory): the strategy ran with the saved options alone
+  // while the trace recorded the given ones, so keepLatestFull given to resume changed no prompt,
+  // and the trace's settings rebuilt a prompt the run never sent.
+  it("applies view options given to resume to the saved run's strategy, and records what built the prompts", async () => {
+    const { make, replies, context } = setup();
+    const first = make(3);
+    const stopped = await SubAgent.run(first, { llm: scriptedLlm(replies.slice(0, 3)), context, compressHistory: true });
+    const live = scriptedLlm(replies.slice(3));
+    const step = await SubAgent.resume(make(6), saveRun(stopped, first), { llm: live, context, view: { keepLatestFull: true } });
+    expect(step.ok, JSON.stringify(step.fail)).toBe(true);
+    const settings = step.trace.settings!;
+    expect(settings.view.keepLatestFull).toBe(true);
+    const next = compressedView({ system: step.trace.system, task: step.trace.task, turns: step.turns.slice(0, 3), maxTurns: 6, toolsWithdrawn: settings.toolsWithdrawn, maxPrintChars: settings.maxPrintChars }, settings.view);
+    expect(next.stats.turnsFull).toEqual([{ turn: 3, reason: "latest" }]);
+    expect(live.requests[0].messages).toEqual(next.messages);
+  });
+
   it("refuses a changed context before any live turn", async () => {
     const { make, replies, context } = setup();
     const agent = make(3);
