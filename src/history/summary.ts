@@ -468,6 +468,10 @@ function outputBlock(prints: readonly string[], shown: number, maxChars: number 
 /** Characters of the model's prose kept in a `; Note:` line. */
 const NOTE_CHARS = 160;
 
+/** A fenced block, to its closing fence or the end; and a fence alone. */
+const FENCED = /(`{3,}|~{3,})[\s\S]*?(\1|$)/g;
+const FENCE = /`{3,}|~{3,}/;
+
 /**
  * The model's own prose around its program, as a `; Note:` line (empty when it wrote none):
  * what it concluded or planned. Shown once, at the end of the turn's summary in the next
@@ -479,12 +483,11 @@ export function noteLine(reply: string, program: string | null = null): string {
   // A reasoning model's <think> block is its drafting, not what it concluded.
   const answer = splitThinking(reply).answer;
   const body = program?.trim() ?? "";
-  const fenced = /(`{3,}|~{3,})[\s\S]*?(\1|$)/g;
   // Unfenced, the program is the whole answer (as the extractor takes it), maybe repaired before it
   // ran (smart quotes, odd spaces) and so not found as written: no prose, not the program as a note.
-  if (body !== "" && !answer.includes(body) && !/`{3,}|~{3,}/.test(answer)) return "";
+  if (body !== "" && !answer.includes(body) && !FENCE.test(answer)) return "";
   const prose = (body === "" ? answer : answer.replace(body, " "))
-    .replace(fenced, " ")
+    .replace(FENCED, " ")
     .replace(/\s+/g, " ")
     .trim();
   if (prose === "") return "";
