@@ -1441,23 +1441,20 @@ const HANDED_KEPT = 20_000;
 
 /** Parts of one hidden context value searched for in a tool's answer: a bound on the work, whatever the value's size. */
 const HIDDEN_TEXT_PARTS = 20_000;
-/** `hiddenTexts` per host object: a run's later evaluations do not walk the same context again. */
-const hiddenTextsOf = new WeakMap<object, string[]>();
 
 /**
  * The texts of ECHO_MIN+ characters a hidden context value holds (strings, keys, numbers) as the
  * host gave it, within its first HIDDEN_TEXT_PARTS parts, which a tool's result or message is
  * searched for in any case (`QuoteIndex`), read by the program or not: a tool may send back what
  * an earlier evaluation gave it. A part that cannot be read (a getter that throws) ends the walk;
- * the program's own read reports it.
+ * the program's own read reports it. Walked for each evaluation (1-2 ms at most): a host may renew
+ * a token in place between an agent's turns.
  */
 export function hiddenTexts(v: unknown): string[] {
   if (typeof v !== "object" || v === null) {
     const text = textOf(v);
     return text === undefined ? [] : [text];
   }
-  const hit = hiddenTextsOf.get(v);
-  if (hit !== undefined) return hit;
   const out: string[] = [];
   let left = HIDDEN_TEXT_PARTS;
   const walk = (x: unknown, depth: number): void => {
@@ -1478,7 +1475,6 @@ export function hiddenTexts(v: unknown): string[] {
   } catch {
     // What was read before the part that could not be stays searched for.
   }
-  hiddenTextsOf.set(v, out);
   return out;
 }
 

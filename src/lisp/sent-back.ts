@@ -77,11 +77,12 @@ export function sentBackSearch(ctx: Context, limits: Limits, marks: () => Marks,
 }
 
 /**
- * The search for one hidden key's texts, kept per value object (as `hiddenTexts` is) under its
- * key: an agent's turns read the same context, and indexing 100,000 texts again for each
- * evaluation took 50-70 ms.
+ * The search for one hidden key's texts, kept per value object under its key while its texts are
+ * the same: an agent's turns read the same context, and indexing 100,000 texts again for each
+ * evaluation took 50-70 ms. The texts are read again each time (`hiddenTexts`, 1-2 ms), so a token
+ * renewed in place between turns is searched for.
  */
-const searches = new WeakMap<object, Map<string, HiddenSearch<string>>>();
+const searches = new WeakMap<object, Map<string, { texts: readonly string[]; search: HiddenSearch<string> }>>();
 
 function searchOf(ctx: Context, k: string): HiddenSearch<string> {
   let v: unknown;
@@ -91,20 +92,21 @@ function searchOf(ctx: Context, k: string): HiddenSearch<string> {
     // What cannot be read is not searched for; a read by the program reports it.
     return new HiddenSearch<string>();
   }
-  const kept = typeof v === "object" && v !== null ? searches.get(v) : undefined;
+  const texts = textsOf(v);
+  const found = texts.map((t): [string, string] => [t, k]);
+  if (typeof v !== "object" || v === null) return new HiddenSearch<string>(found);
+  let kept = searches.get(v);
   const hit = kept?.get(k);
-  if (hit !== undefined) return hit;
-  const search = new HiddenSearch<string>(textsOf(k, v));
-  if (typeof v === "object" && v !== null) {
-    if (kept === undefined) searches.set(v, new Map([[k, search]]));
-    else kept.set(k, search);
-  }
+  if (hit !== undefined && hit.texts.length === texts.length && hit.texts.every((t, i) => t === texts[i])) return hit.search;
+  const search = new HiddenSearch<string>(found);
+  if (kept === undefined) searches.set(v, (kept = new Map()));
+  kept.set(k, { texts, search });
   return search;
 }
 
-function textsOf(k: string, v: unknown): Array<[string, string]> {
+function textsOf(v: unknown): string[] {
   try {
-    return hiddenTexts(v).map((t) => [t, k]);
+    return hiddenTexts(v);
   } catch {
     // What cannot be read is not searched for; a read by the program reports it.
     return [];

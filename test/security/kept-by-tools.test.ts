@@ -172,6 +172,18 @@ describe("a tool that sends back hidden context the evaluation never read", () =
     expect(JSON.stringify(r.toolCalls.map((c) => [c.result, c.error]))).not.toMatch(/YWxpY2|VHIwdWI0|5472307562|4111111111111111/);
   });
 
+  // A host that renews the token in place between turns (the same context object, as an agent's
+  // turns pass it): the search for what tools quote must find the token the context holds now.
+  it.each(["none", "worker"] as const)("a token renewed in place between evaluations (isolation %s)", async (isolation) => {
+    const ctx = { _creds: { token: TOKEN } };
+    const client = { whoami: { run: () => ({ key: ctx._creds.token }) } };
+    const first = await evaluate("(println (tool/whoami))", { ctx, isolation, tools: client });
+    expect(showStandIns(first.prints.join("\n"))).toBe("{:key <hidden string from data/_creds :token>}");
+    ctx._creds.token = "R3NEW3D-T0KEN-9QX7";
+    const second = await evaluate("(println (tool/whoami))", { ctx, isolation, tools: client });
+    expect(showStandIns(second.prints.join("\n"))).toBe("{:key <hidden string from data/_creds :token>}");
+  });
+
   it("text equal to a short hidden value, and a tool's own data, still show", async () => {
     const r = await evaluate('(println (tool/whoami))', { ctx: { _env: "test", _pin: 4242 }, tools: tools() });
     expect(showStandIns(r.prints.join("\n"))).toContain(':user "ann" :key "K7Z2Q9-B3M8X4-W5R2"');
