@@ -1488,8 +1488,9 @@ const textOf = (x: unknown): string | undefined => {
  * program or not (sent-back.ts): quoted in any case or reversed, from ECHO_MIN characters, a
  * shorter one only as a whole part. A failed call's message, one text, is also searched with
  * separators, case, accents and escapes set aside, and in its base64 and hex runs (a client's
- * `Authorization: Basic` header); a result's parts are not: decoding every digest and blob of a
- * 50,000-row answer cost every tool call of a run with hidden context a third more.
+ * `Authorization: Basic` header); a result's parts only in the base64 after `Basic ` (an echo
+ * service answering with the request): decoding every digest and blob of a 50,000-row answer
+ * cost every tool call of a run with hidden context a third more.
  */
 export class HiddenSearch<T> {
   private readonly entries: Array<readonly [string, T]> = [];
@@ -1516,7 +1517,7 @@ export class HiddenSearch<T> {
   find(result: Value | undefined, message?: string): Set<readonly [string, T]> {
     const found = new Set<readonly [string, T]>();
     const look = (text: string): void => {
-      const i = text.length < ECHO_MIN ? this.exact.get(text) : this.quotes.quote(text);
+      const i = text.length < ECHO_MIN ? this.exact.get(text) : (this.quotes.quote(text) ?? this.basicHeader(text));
       if (i !== undefined) found.add(this.entries[i]);
     };
     if (message !== undefined) {
@@ -1525,6 +1526,21 @@ export class HiddenSearch<T> {
     }
     if (result !== undefined) eachPart(result, (x) => look(x instanceof Keyword ? x.name : String(x)));
     return found;
+  }
+
+  /**
+   * A text found in the base64 after a part's `Basic ` (a request's credentials header, which an
+   * echo or debugging service answers with): the one encoding of a result's parts read, only where
+   * it is named.
+   */
+  private basicHeader(text: string): number | undefined {
+    // Most parts name no `Basic`: told apart without the pattern.
+    if (text.length < BASE64_MIN + 6 || (!text.includes("asic") && !text.includes("ASIC"))) return undefined;
+    for (const [, run] of text.matchAll(BASIC_CREDENTIALS)) {
+      const found = decodedEcho(run, base64Text, this.compactIndex());
+      if (found !== undefined) return found;
+    }
+    return undefined;
   }
 
   /** A text found in a message once rewritten: compacted, or decoded from a base64 or hex run. */
@@ -1725,6 +1741,9 @@ function hexText(run: string): string[] {
   const read = (from: number): string => Buffer.from(digits.slice(from, digits.length - ((digits.length - from) % 2)), "hex").toString("utf8");
   return digits.length % 2 === 1 ? [read(0), read(1)] : [read(0)];
 }
+
+/** The credentials of a `Basic` authorization, in any case: a base64 run after it. */
+const BASIC_CREDENTIALS = new RegExp(`\\bbasic\\s+([A-Za-z0-9+/_-]{12,}={0,2})`, "gi");
 
 /** The fewest characters of a base64 run that is decoded: 9 bytes. */
 const BASE64_MIN = 12;

@@ -147,9 +147,10 @@ describe("a tool that sends back hidden context the evaluation never read", () =
 
   // A host's client configured with credentials from hidden context, which the program never
   // read, fails quoting them the way requests carry them: a Basic header, separators dropped,
-  // URL-encoded; its result quotes one as it is. A message is searched as a message quoting a
-  // hidden argument is; a result's parts are only searched for quotes (decoding every digest and
-  // blob of a large answer would cost every tool call).
+  // URL-encoded; its result quotes one as it is, or holds the request's Basic header. A message
+  // is searched as a message quoting a hidden argument is; a result's parts for quotes, and their
+  // base64 decoded only after `Basic ` (decoding every digest and blob of a large answer would
+  // cost every tool call).
   it.each(["none", "worker"] as const)("a client holding the credentials sends them back encoded (isolation %s)", async (isolation) => {
     const creds = { _api: { user: "alice@example.com", password: "Tr0ub4dor&3-horse", card: "4111 1111 1111 1111" }, region: "eu" };
     const basic = `Basic ${Buffer.from("alice@example.com:Tr0ub4dor&3-horse").toString("base64")}`;
@@ -157,9 +158,11 @@ describe("a tool that sends back hidden context the evaluation never read", () =
       fail: { run: () => { throw new Error(`401 for GET /v1/me (Authorization: ${basic}; user=${encodeURIComponent("alice@example.com")})`); } },
       charge: { run: () => { throw new Error("card 4111111111111111 declined"); } },
       me: { run: () => ({ headers: { from: "ALICE@EXAMPLE.COM" }, note: "password Tr0ub4dor&3-horse set", status: 200 }) },
+      // An echo service answering with the request it was sent, its credentials' header among it.
+      echo: { run: () => ({ request: { method: "GET", headers: { Authorization: basic, Accept: "application/json" } } }) },
       blob: { run: () => ({ etag: "9f86d081884c7d659a2feaa0c55ad015a3bf4f1b2b0b822cd15d6c15b0f00a08", data: Buffer.from("plain public text, nothing hidden").toString("base64") }) },
     };
-    const program = '(println (try (tool/fail {}) (catch e (ex-message e))))\n(println (try (tool/charge {}) (catch e (ex-message e))))\n(println (tool/me {}))\n(println (tool/blob {}))';
+    const program = '(println (try (tool/fail {}) (catch e (ex-message e))))\n(println (try (tool/charge {}) (catch e (ex-message e))))\n(println (tool/me {}))\n(println (tool/blob {}))\n(println (tool/echo {}))';
     const told: string[] = [];
     const r = await evaluate(program, { ctx: creds, isolation, tools: client, onToolCall: (c, done) => void (done && told.push(JSON.stringify([c.result, c.error]))) });
     expect(told.join("\n")).not.toMatch(/YWxpY2|4111111111111111|alice%40/);
