@@ -31,7 +31,7 @@ export { read, isSymbolName } from "./reader.js";
 export { freeNames } from "./reads.js";
 export type { Form } from "./forms.js";
 export { keywordText, printSample, prStr, quoteString } from "./printer.js";
-export { holdsStandIn, holdsStandInIn, isHiddenKey, Marks, readableStandIns, showStandIns, showStandInsIn, standInType, type HandedText, type Origin } from "./marks.js";
+export { eachHostPart, holdsStandIn, holdsStandInIn, isHiddenKey, Marks, readableStandIns, showStandIns, showStandInsIn, standInType, type HandedText, type Origin } from "./marks.js";
 export { sentBackSearch } from "./sent-back.js";
 export { defaultLimits, MAX_TIMER_MS, resolveLimits, type Limits } from "./limits.js";
 export { abortedError, excerpt, formatError, IN_EARLIER_PROGRAM, limitThrown, ours, recordedLimit, relocate, ToolTimeout, type ErrorInfo, type ErrorKind } from "./errors.js";

@@ -1315,33 +1315,22 @@ export class Marks {
    */
   gave(args: unknown): void {
     if (this.empty) return;
-    let budget = WALK_BUDGET;
-    const look = (x: string | number): void => {
+    // The arguments as the tool gets them: plain data, bounded as the crossing was.
+    eachHostPart(args, WALK_BUDGET, (x) => {
+      if (typeof x === "bigint") return;
       const o = this.prims.get(x);
       // A number only as long as a hidden text searched for is: a count computed from hidden data is in too much later output.
-      if (o !== undefined && o.derived && this.handedTexts.length < HANDED_KEPT && (typeof x === "string" || String(x).length >= ECHO_MIN)) this.hand(String(x), o);
-    };
-    // The arguments as the tool gets them: plain data, bounded as the crossing was.
-    const walk = (x: unknown, depth: number): void => {
-      if (--budget < 0) return;
-      if (typeof x === "string" || typeof x === "number") look(x);
-      else if (Array.isArray(x) && depth <= 64) for (const y of x) walk(y, depth + 1);
-      else if (typeof x === "object" && x !== null && depth <= 64)
-        for (const [k, y] of Object.entries(x)) {
-          look(k);
-          walk(y, depth + 1);
-        }
-    };
-    walk(args, 0);
+      if (o !== undefined && o.derived && (typeof x === "string" || String(x).length >= ECHO_MIN)) this.hand(String(x), o);
+    });
   }
 
   /** Takes over what earlier evaluations of the run handed its tools (`EvaluateOptions.handed`). */
   handedBefore(texts: readonly HandedText[]): void {
-    for (const [text, o] of texts) if (this.handedTexts.length < HANDED_KEPT) this.hand(text, o);
+    for (const [text, o] of texts) this.hand(text, o);
   }
 
   private hand(text: string, o: Origin): void {
-    if (text.length < QUOTED_MIN || this.handedSeen.has(text)) return;
+    if (text.length < QUOTED_MIN || this.handedTexts.length >= HANDED_KEPT || this.handedSeen.has(text)) return;
     this.handedSeen.add(text);
     this.handedTexts.push([text, o]);
   }
@@ -1451,37 +1440,46 @@ const HIDDEN_TEXT_PARTS = 20_000;
  * a token in place between an agent's turns.
  */
 export function hiddenTexts(v: unknown): string[] {
-  if (typeof v !== "object" || v === null) {
-    const text = textOf(v);
-    return text === undefined ? [] : [text];
-  }
   const out: string[] = [];
-  let left = HIDDEN_TEXT_PARTS;
-  const walk = (x: unknown, depth: number): void => {
-    if (--left < 0) return;
-    const text = textOf(x);
-    if (text !== undefined) out.push(text);
-    else if (typeof x === "object" && x !== null && depth <= 64) {
-      if (Array.isArray(x)) for (const y of x) walk(y, depth + 1);
-      else
-        for (const k of Object.keys(x)) {
-          if (k.length >= ECHO_MIN) out.push(k);
-          walk((x as Record<string, unknown>)[k], depth + 1);
-        }
-    }
-  };
   try {
-    walk(v, 0);
+    eachHostPart(v, HIDDEN_TEXT_PARTS, (x) => {
+      const text = String(x);
+      if (text.length >= ECHO_MIN) out.push(text);
+    });
   } catch {
     // What was read before the part that could not be stays searched for.
   }
   return out;
 }
 
-const textOf = (x: unknown): string | undefined => {
-  const text = typeof x === "string" ? x : typeof x === "number" || typeof x === "bigint" ? String(x) : undefined;
-  return text !== undefined && text.length >= ECHO_MIN ? text : undefined;
-};
+/**
+ * Calls `visit` on each string, number, bigint and key (`key` true) of host data: plain objects,
+ * arrays, and the Maps and Sets a held result keeps, to 64 levels, visiting at most `parts` parts.
+ * One walk for the texts of hidden context, of what a tool is handed, and of a saved record.
+ */
+export function eachHostPart(v: unknown, parts: number, visit: (x: string | number | bigint, key: boolean) => void): void {
+  let left = parts;
+  const walk = (x: unknown, depth: number): void => {
+    if (--left < 0) return;
+    if (typeof x === "string" || typeof x === "number" || typeof x === "bigint") visit(x, false);
+    else if (typeof x === "object" && x !== null && depth <= 64) {
+      if (x instanceof Map) {
+        for (const [k, y] of x as Map<unknown, unknown>) {
+          walk(k, depth + 1);
+          walk(y, depth + 1);
+        }
+      } else if (Array.isArray(x) || x instanceof Set) {
+        for (const y of x as Iterable<unknown>) walk(y, depth + 1);
+      } else {
+        for (const k of Object.keys(x)) {
+          visit(k, true);
+          walk((x as Record<string, unknown>)[k], depth + 1);
+        }
+      }
+    }
+  };
+  walk(v, 0);
+}
 
 /**
  * Hidden texts, each with a tag (what holds it), that a tool's answer is searched for, read by the

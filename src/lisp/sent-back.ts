@@ -93,12 +93,12 @@ function searchOf(ctx: Context, k: string): HiddenSearch<string> {
     return new HiddenSearch<string>();
   }
   const texts = textsOf(v);
-  const found = texts.map((t): [string, string] => [t, k]);
-  if (typeof v !== "object" || v === null) return new HiddenSearch<string>(found);
+  const made = (): HiddenSearch<string> => new HiddenSearch<string>(texts.map((t) => [t, k] as const));
+  if (typeof v !== "object" || v === null) return made();
   let kept = searches.get(v);
   const hit = kept?.get(k);
   if (hit !== undefined && hit.texts.length === texts.length && hit.texts.every((t, i) => t === texts[i])) return hit.search;
-  const search = new HiddenSearch<string>(found);
+  const search = made();
   if (kept === undefined) searches.set(v, (kept = new Map()));
   kept.set(k, { texts, search });
   return search;

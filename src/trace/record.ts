@@ -1,7 +1,7 @@
 // Evaluation results → turn records: what a turn printed, called and defined, and the
 // memory after it, with every value rendered as type, size, bounded sample and (when
 // small enough) full EDN. Values themselves stay in the interpreter's Memory.
-import { Budget, type EvalResult, Fn, holdsStandInIn, isMap, Keyword, isSet, keywordText, type Limits, Marks, type Memory, type MemoryEntry, printSample, prStr, showStandIns, type ToolCallRecord, toHost, typeName, type Value, Vec } from "../lisp/index.js";
+import { Budget, eachHostPart, type EvalResult, Fn, holdsStandInIn, isMap, Keyword, isSet, keywordText, type Limits, Marks, type Memory, type MemoryEntry, printSample, prStr, showStandIns, type ToolCallRecord, toHost, typeName, type Value, Vec } from "../lisp/index.js";
 import type { DefinitionTrace, ToolCallTrace, Turn } from "./trace.js";
 
 export interface RecordOptions {
@@ -224,31 +224,17 @@ export function replayAnswer(call: ToolCallTrace, info: { hideResult(parts?: rea
   if (held.whole) info.hideResult();
   else {
     // The texts the record does not show are the ones it hid: within one evaluation a hidden text is a stand-in wherever it stands.
-    const shown = textsOf(call.result, new Set(), 0);
-    const parts = [...textsOf(held.result, new Set(), 0)].filter((t) => !shown.has(t));
+    const shown = textsOf(call.result);
+    const parts = [...textsOf(held.result)].filter((t) => !shown.has(t));
     if (parts.length > 0) info.hideResult(parts);
   }
   return held.result;
 }
 
 /** The strings, numbers and keys of host data (plain, or with the sets and maps a held result keeps), as text, to the depth hiding goes. */
-function textsOf(x: unknown, out: Set<string>, depth: number): Set<string> {
-  if (typeof x === "string" || typeof x === "number") out.add(String(x));
-  else if (typeof x === "object" && x !== null && depth <= 64) {
-    if (x instanceof Map) {
-      for (const [k, v] of x) {
-        textsOf(k, out, depth + 1);
-        textsOf(v, out, depth + 1);
-      }
-    } else if (x instanceof Set || Array.isArray(x)) {
-      for (const v of x) textsOf(v, out, depth + 1);
-    } else {
-      for (const [k, v] of Object.entries(x)) {
-        out.add(k);
-        textsOf(v, out, depth + 1);
-      }
-    }
-  }
+function textsOf(x: unknown): Set<string> {
+  const out = new Set<string>();
+  eachHostPart(x, Infinity, (t) => void out.add(String(t)));
   return out;
 }
 
