@@ -1740,18 +1740,21 @@ function hexText(run: string): string[] {
   return digits.length % 2 === 1 ? [read(0), read(1)] : [read(0)];
 }
 
-/** The credentials of a `Basic` authorization, in any case: a base64 run after it. */
-const BASIC_CREDENTIALS = new RegExp(`\\bbasic\\s+([A-Za-z0-9+/_-]{12,}={0,2})`, "gi");
-
 /** The fewest characters of a base64 run that is decoded: 9 bytes. */
 const BASE64_MIN = 12;
 /** A run a base64 writer may have written, in either alphabet (`+/` or `-_`), with its padding. */
 const BASE64_RUN = new RegExp(`[A-Za-z0-9+/_-]{${BASE64_MIN},}={0,2}`, "g");
+/** The credentials of a `Basic` authorization, in any case: a base64 run after it. */
+const BASIC_CREDENTIALS = new RegExp(`\\bbasic\\s+(${BASE64_RUN.source})`, "gi");
 const UPPER = /[A-Z]/;
 const LOWER = /[a-z]/;
 
-/** A base64 run's bytes read as UTF-8 (bytes that make no character as U+FFFD); Node's decoder reads both alphabets. */
-const base64Text = (run: string): string[] => [Buffer.from(run, "base64").toString("utf8")];
+/**
+ * A base64 run's bytes read as UTF-8 (bytes that make no character as U+FFFD); Node's decoder
+ * reads both alphabets. Base64 of text mixes cases; ids (a UUID, a hex digest), long words and
+ * words joined by `-` or `_` do not, and are not decoded.
+ */
+const base64Text = (run: string): string[] => (UPPER.test(run) && LOWER.test(run) ? [Buffer.from(run, "base64").toString("utf8")] : []);
 
 /** The work hideRewritten's pieces may take, in characters compared: a million, and PIECE_WORK more per character of the message, so that it grows with the message, not faster. */
 const PIECE_BUDGET = 1_000_000;
