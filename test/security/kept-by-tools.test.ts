@@ -151,6 +151,29 @@ describe("a tool that sends back hidden context the evaluation never read", () =
   // is searched as a message quoting a hidden argument is; a result's parts for quotes, and their
   // base64 decoded only after `Basic ` (decoding every digest and blob of a large answer would
   // cost every tool call).
+  // The adversary for the header in a result: any password of 8+ letters and digits with symbols
+  // between them, any user, the scheme in any case, either base64 alphabet, the header nested
+  // anywhere in the answer or inside a longer line, the program never reading the credentials.
+  it("a property: a result echoing the request's Basic header never shows the password", async () => {
+    const password = fc.tuple(fc.stringMatching(/^[A-Za-z0-9]{8,16}$/), fc.constantFrom("", "&", "-", "!", "#")).map(([p, sym]) => p.slice(0, 4) + sym + p.slice(4));
+    const where = fc.constantFrom(
+      (h: string) => ({ headers: { Authorization: h } }),
+      (h: string) => ({ request: [{ line: `GET /v1/me HTTP/1.1\r\nAuthorization: ${h}\r\n` }] }),
+      (h: string) => [{ name: "authorization", value: h }],
+    );
+    await fc.assert(
+      fc.asyncProperty(password, fc.stringMatching(/^[a-z]{3,8}$/), fc.constantFrom("Basic", "basic", "BASIC"), fc.constantFrom<BufferEncoding>("base64", "base64url"), where, async (pw, user, scheme, encoding, place) => {
+        const header = `${scheme} ${Buffer.from(`${user}:${pw}`).toString(encoding)}`;
+        const r = await evaluate("(println (tool/echo {}))", { ctx: { _api: { user, password: pw } }, tools: { echo: { run: () => place(header) } } });
+        // Stand-ins' own words (`string`) are not the password's.
+        const out = (showStandIns(r.prints.join("\n")) + JSON.stringify(r.toolCalls.map((c) => c.result))).replace(/<hidden [^>]*>|\uE000[^\uE001]*\uE001/g, "<>");
+        const decoded = out.replace(/[A-Za-z0-9+/_-]{12,}={0,2}/g, (run) => `${run} ${Buffer.from(run, "base64").toString("utf8")}`);
+        expect(leaks(decoded, fragments([pw]))).toEqual([]);
+      }),
+      { numRuns: 150 },
+    );
+  });
+
   it.each(["none", "worker"] as const)("a client holding the credentials sends them back encoded (isolation %s)", async (isolation) => {
     const creds = { _api: { user: "alice@example.com", password: "Tr0ub4dor&3-horse", card: "4111 1111 1111 1111" }, region: "eu" };
     const basic = `Basic ${Buffer.from("alice@example.com:Tr0ub4dor&3-horse").toString("base64")}`;
