@@ -562,7 +562,7 @@ function taughtDetail(input: ViewInput, options: Required<ViewOptions>, summaryO
   const plan = plans[i];
   if (!isSilent(turn) || plan.full !== null) return undefined;
   const first = !plans.slice(0, i).some((p) => p.full === null);
-  taughtSummary(turn, plan, summaryOptions, historyFeedback(input, turn, plan, true), options.strictPrefix || options.keepLatestFull ? "" : functionSources(turn), first && !options.strictPrefix ? legendShare(input, i) : 0);
+  taughtSummary(turn, plan, summaryOptions, historyFeedback(input, turn, plan, true), options.strictPrefix || options.keepLatestFull ? "" : functionSources(turn), first ? legendShare(input, i) : 0);
   return plan.teach;
 }
 
@@ -795,7 +795,7 @@ export const compressedView: PromptView = (input, rawOptions) => {
       const shortFeedback = historyFeedback(input, turn, plan, true);
       // The legend heads the first summary: paid by runs that summarize, once, then cached.
       const first = !legendSent;
-      const legend = first && !options.strictPrefix ? legendShare(input, i) : 0;
+      const legend = first ? legendShare(input, i) : 0;
       const summary = taughtSummary(turn, plan, summaryOptions, shortFeedback, options.strictPrefix || options.keepLatestFull ? "" : functionSources(turn), legend);
       const latest = i === last && !options.strictPrefix;
       const tail = summary === undefined ? "" : latest ? tailOf(turn, counted(turn, summary), shortFeedback, ownMessages && promptsLeft(input.maxTurns, last + 1) > 1, legend) : plan.code === true ? functionSources(turn) : "";
@@ -996,7 +996,9 @@ function fits(a: string, a2: string | undefined, b: string, b2: string | undefin
  * Counting on every later turn left more of them dearer (runs of 1-8 turns at their own budget:
  * 3 of 40 under a token-prefix cache, 8 of 60 under breakpoints; now 0 and 2); counting on none
  * (the whole legend) cost the bench's round-3 sessions 6 points of history tokens.
- * Strict-prefix mode prices each summary with its own payback rule instead (paysBack).
+ * Strict-prefix mode owes it too, besides its own payback rule (paysBack, which prices the summary
+ * alone): without it a 2-turn run whose one summary saved less than the legend sent it all, 1.006x
+ * full history under breakpoints.
  */
 function legendShare(input: ViewInput, i: number): number {
   return Math.ceil(legendSize() / Math.max(1, Math.floor(promptsLeft(input.maxTurns, i + 1) / 2)));

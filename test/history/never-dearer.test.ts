@@ -45,11 +45,12 @@ function cost(trace: RunTrace, options: ViewOptions, price: ModelPrice, maxTurns
 
 /**
  * Compressed cost over full cost under a cache model (at `price`, by default the provider's usual
- * one), the view told the cache's minimum, the run having a turn budget of `n` (by default the turns it used).
+ * one), the view told the cache's minimum, the run having a turn budget of `n` (by default the
+ * turns it used), with the view options `extra` besides the defaults.
  */
-function ratio(trace: RunTrace, cache: CacheName, n = trace.turns.length, price: ModelPrice = MODELS[cache]): number {
+function ratio(trace: RunTrace, cache: CacheName, n = trace.turns.length, price: ModelPrice = MODELS[cache], extra: Partial<ViewOptions> = {}): number {
   const cacheMinTokens = price.cache.kind === "none" ? 0 : price.cache.minTokens;
-  return cost(trace, { ...defaultViewOptions, compressHistory: true, cacheModel: cache, cacheMinTokens }, price, n) / cost(trace, { ...defaultViewOptions, compressHistory: false }, price, n);
+  return cost(trace, { ...defaultViewOptions, ...extra, compressHistory: true, cacheModel: cache, cacheMinTokens }, price, n) / cost(trace, { ...defaultViewOptions, ...extra, compressHistory: false }, price, n);
 }
 
 const rows = Array.from({ length: 200 }, (_, i) => ({ id: i, sku: `SKU-${1000 + i}`, city: ["Oslo", "Lima", "Perth"][i % 3], qty: (i * 7) % 13, price: (i * 37) % 500, note: `note ${i} ${"x".repeat(i % 17)}` }));
@@ -185,9 +186,9 @@ async function expectRuns(make: (seed: number, factor: number) => Promise<RunTra
  * luck that moves a short run's cost by up to 5% whichever the view: a change to the system
  * prompt or the task deals every run a new hand. The average is what the view decides.
  */
-function stepAveraged(trace: RunTrace, budget: number): number {
+function stepAveraged(trace: RunTrace, budget: number, extra: Partial<ViewOptions> = {}): number {
   let sum = 0;
-  for (let pad = 0; pad < 128; pad += 16) sum += ratio({ ...trace, task: trace.task + " x".repeat(pad) }, "token-prefix", budget);
+  for (let pad = 0; pad < 128; pad += 16) sum += ratio({ ...trace, task: trace.task + " x".repeat(pad) }, "token-prefix", budget, MODELS["token-prefix"], extra);
   return sum / 8;
 }
 
@@ -370,6 +371,18 @@ describe("compressed history is never dearer than full history", () => {
       expect(last.stats.turnsCompressed).toBe(0);
       expect(last.messages.map((m) => m.content).join("\n")).not.toContain(summaryLegend());
     }
+  });
+
+  // Strict-prefix mode took a summary whenever it was smaller than its turn, and the legend (60
+  // tokens) heading the first one was owed by nothing: a 2-turn run whose one summary saved less
+  // than that cost 1.006x full history under breakpoints (3,750 against 3,727 token-equivalents;
+  // now 3,695, the turn kept as written).
+  it("strict-prefix mode: the run's first summary owes its share of the legend too", async () => {
+    const replies = [reply("Next.", "(def acc (vec (take 1 data/rows)))\n(println (count acc))"), reply("Done.", "(return 1)")];
+    const agent = SubAgent.create({ prompt: "Look through the rows and report.", maxTurns: 2 });
+    const trace = (await SubAgent.run(agent, { llm: scriptedLlm(replies), context: { rows } })).trace;
+    expect(ratio(trace, "breakpoint", 2, MODELS.breakpoint, { strictPrefix: true })).toBeLessThanOrEqual(1);
+    expect(stepAveraged(trace, 2, { strictPrefix: true })).toBeLessThanOrEqual(1);
   });
 
   // Six turns of tool calls, twelve wide lines, fourteen quiet turns, twelve wide lines again: the
