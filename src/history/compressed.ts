@@ -9,7 +9,7 @@ import type { TextMessage as ChatMessage } from "../llm/types.js";
 import type { DefinitionTrace, Turn } from "../trace/trace.js";
 import { renderFeedback, renderSeenPrints, renderTurnLine, seenPrints, type FeedbackInfo } from "../trace/feedback.js";
 import { fullView } from "./full.js";
-import { summaryLegend, viewSystem } from "./legend.js";
+import { type HistoryView, summaryLegend, viewSystem } from "./legend.js";
 import { payback } from "../compaction/payback.js";
 import { promptsLeft } from "./prompts-left.js";
 import { providerPrice, readMultiplier, writeMultiplier, type ModelPrice } from "../compaction/prices.js";
@@ -130,18 +130,18 @@ interface Stream {
   floor: number;
 }
 
-/** The system prompt (as full history sends it) and the task. */
-const openingTokens = (input: ViewInput): number => lineTokens(viewSystem(input.system, "full")) + lineTokens(input.task) + 2 * TOKENS_PER_MESSAGE;
+/** The system prompt (as full history sends it, by default) and the task. */
+const openingTokens = (input: ViewInput, view: HistoryView = "full"): number => lineTokens(viewSystem(input.system, view)) + lineTokens(input.task) + 2 * TOKENS_PER_MESSAGE;
 
 /**
  * The system prompt as the compressed view sends it: without the full view's note on `Stored:`,
- * unless the system prompt and task are below the cache's minimum, or the run's earlier prompts
- * were full history's (`fullTurns`). Then the view starts as full history does, note and all
- * (cacheFloor): 20 tokens shorter, it reached the minimum a prompt after full history and paid
- * that prompt uncached (a 6-turn run: 1.22x full history), and it missed the system prompt a
- * resumed run's cache held (see cacheFloor).
+ * unless the system prompt and task without it are below the cache's minimum, or the run's earlier
+ * prompts were full history's (`fullTurns`). Then the view starts as full history does, note and
+ * all (cacheFloor): 20 tokens shorter, it reached the minimum a prompt after full history and paid
+ * that prompt uncached (a 6-turn run: 1.22x full history; a large task that reached it only with
+ * the note, 2 turns: 1.65x), and it missed the system prompt a resumed run's cache held (see cacheFloor).
  */
-const compressedSystem = (input: ViewInput, options: Required<ViewOptions>): string => viewSystem(input.system, openingTokens(input) < options.cacheMinTokens || options.fullTurns > 0 ? "full" : "compressed");
+const compressedSystem = (input: ViewInput, options: Required<ViewOptions>): string => viewSystem(input.system, openingTokens(input, "compressed") < options.cacheMinTokens || options.fullTurns > 0 ? "full" : "compressed");
 
 /**
  * The earliest turns, shown as full history shows them (output, `Stored:` and all) because the

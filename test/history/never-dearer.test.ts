@@ -9,9 +9,10 @@ import { saveRun } from "../../src/agent/resume.js";
 import { SubAgent } from "../../src/agent/subagent.js";
 import { tool } from "../../src/agent/tools.js";
 import { createMeter } from "../../src/compaction/measure.js";
+import { messageTokens } from "../../src/compaction/tokens.js";
 import { DEFAULT_PRICES, PROVIDER_CACHES, type ModelPrice } from "../../src/compaction/prices.js";
 import { compressedView } from "../../src/history/compressed.js";
-import { summaryLegend } from "../../src/history/legend.js";
+import { summaryLegend, viewSystem } from "../../src/history/legend.js";
 import { defaultViewOptions, type ViewOptions } from "../../src/history/view.js";
 import { cacheMarks } from "../../src/llm/messages.js";
 import { scriptedLlm } from "../../src/llm/scripted.js";
@@ -513,6 +514,27 @@ describe("compressed history is never dearer than full history", () => {
     const tools = await toolRun(40);
     for (const cache of ["token-prefix", "breakpoint"] as const) expect(ratio(tools, cache, tools.turns.length, MIN_4096[cache]), `tool run 40, ${cache}`).toBeLessThanOrEqual(1);
   }, 120_000);
+
+  // A large task that brings the system prompt and task to the cache's minimum with full history's
+  // note on `Stored:` (20 tokens) and not without it: the view decided on the full view's opening
+  // and sent its own, so its first prompt was not cached where full history's was, and its second
+  // wrote all of it: a 2-turn run cost 1.65x full history under claude-haiku-4's cache (9,265
+  // against 5,625 token-equivalents) and 1.58x under gemini-2.5-pro's, a 6-turn run 1.45x and
+  // 1.30x. Now the view starts as full history does there: 0.999x, 1.000x.
+  it("a system prompt and task that reach the cache's minimum only with full history's note on `Stored:`", async () => {
+    const fence = (code: string): string => "Next.\n\n```clojure\n" + code + "\n```";
+    const task = "Look through the rows and report. " + "The report must cover every city, the quantities, the price spread and the notes. ".repeat(80);
+    for (const replies of [[fence("(defn f [x] (+ x 1))\n(println (f 1))"), fence("(return 1)")], [...Array.from({ length: 5 }, (_, k) => fence(`(println (take 2 (drop ${k * 3} data/rows)))`)), fence("(return 1)")]]) {
+      const agent = SubAgent.create({ prompt: task, maxTurns: replies.length });
+      const trace = (await SubAgent.run(agent, { llm: scriptedLlm(replies), context: { rows } })).trace;
+      const opening = (t: RunTrace, view: "full" | "compressed"): number => messageTokens({ role: "system", content: viewSystem(t.system, view) }) + messageTokens({ role: "user", content: t.task });
+      // The task padded so that full history's opening is just past 4,096 tokens.
+      const padded = { ...trace, task: trace.task + " x".repeat(4100 - opening(trace, "full")) };
+      expect(opening(padded, "full")).toBeGreaterThanOrEqual(4096);
+      expect(opening(padded, "compressed")).toBeLessThan(4096);
+      for (const cache of ["token-prefix", "breakpoint"] as const) expect(ratio(padded, cache, replies.length, MIN_4096[cache]), `${replies.length} turns, ${cache}`).toBeLessThanOrEqual(1);
+    }
+  }, 60_000);
 
   // A run saved under full history and resumed with compression on: the prompts the saved run sent
   // (full history's system prompt and turns) are in the provider's cache. The first live prompt
