@@ -489,15 +489,20 @@ function dropPays(input: ViewInput, options: Required<ViewOptions>, summaryOptio
  * one stream, counted as the model saw them (a cut output counts the head it showed); past
  * `printlnHistoryLimit` lines or `printlnHistoryTokens` tokens, the oldest turns' output is
  * dropped (see printCut). The latest turn's output is always shown whole. In strict-prefix
- * mode the limit applies per turn when the turn is first summarized (its own last N lines)
- * and a written summary never changes: size traded for a prefix that only grows.
+ * mode the limit applies per turn once it is no longer the latest (its own last N lines, where
+ * that cut pays: strictCutPays) and a written summary never changes after that: size traded for
+ * a prefix that only grows.
  */
 function limitPrints(input: ViewInput, plans: TurnPlan[], options: Required<ViewOptions>, summaryOptions: SummaryOptions, floor: number): ((k: number) => number) | undefined {
   const turns = input.turns;
   const limit = Math.max(0, Math.floor(options.printlnHistoryLimit));
   const last = turns.length - 1;
   if (options.strictPrefix) {
-    for (let i = floor; i < last; i++) plans[i].printsShown = Math.min(limit, plans[i].printsShown);
+    for (let i = floor; i < last; i++) {
+      const seen = seenOf(turns[i], input.maxPrintChars);
+      const kept = Math.min(limit, seen.lines);
+      if (kept < seen.lines && (options.keepLatestFull || strictCutPays(input, plans, options, summaryOptions, i, kept))) plans[i].printsShown = kept;
+    }
     return undefined;
   }
   // With keepLatestFull the latest turn's output is in its own feedback, outside the stream.
@@ -548,6 +553,20 @@ function limitPrints(input: ViewInput, plans: TurnPlan[], options: Required<View
     const e = options.keepLatestFull ? k - 1 : k;
     return e <= 0 ? 0 : cuts[Math.min(e, cuts.length) - 1];
   };
+}
+
+/**
+ * Strict-prefix mode: whether cutting turn `i`'s output to its last `kept` lines pays. With the
+ * design's timing the turn was the latest, its output whole, in the prompt before the cut, so the
+ * cut rewrites it (the lines kept and what the turn shows besides them) where that prompt's cache
+ * held it; it saves the dropped lines in the prompts left. Unpriced, a turn of 40 short lines cut
+ * to 15 the prompt after it cost a 4-turn run 1.012x full history under breakpoints. With the
+ * earlier timing the turn is summarized there anyway (paysBack prices that).
+ */
+function strictCutPays(input: ViewInput, plans: readonly TurnPlan[], options: Required<ViewOptions>, summaryOptions: SummaryOptions, i: number, kept: number): boolean {
+  const seen = seenOf(input.turns[i], input.maxPrintChars);
+  const left = partTokens(seen.lines, seen.tokens, kept);
+  return payback(VIEW_PRICES[options.cacheModel], { savedTokens: seen.tokens - left, prompts: promptsLeft(input.maxTurns, i + 2), rewrittenTokens: left + shownBesidesOutput(input, plans[i], i, summaryOptions) }).pays;
 }
 
 let legendTokens: number | undefined;

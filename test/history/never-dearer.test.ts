@@ -386,6 +386,23 @@ describe("compressed history is never dearer than full history", () => {
     expect(stepAveraged(trace, 2, { strictPrefix: true })).toBeLessThanOrEqual(1);
   });
 
+  // Strict-prefix mode cut each turn's output to its own last N lines in the prompt after the one
+  // that showed it whole (the turn just done), rewriting that turn where the cache held it, for a
+  // saving no rule priced: a first turn of 40 short lines cost a 4-turn run 1.012x full history
+  // under breakpoints (4,703 against 4,647 token-equivalents) and 1.009x under token prefix, 1.023x
+  // under breakpoints at three times its turns. The cut is made only where it pays, else the output
+  // stays whole: 0.985x, 0.989x, 0.992x. (At three times its turns the token-prefix ratio, 1.004x
+  // either way, is the bet on prompts to come: see the wide lines above.)
+  it("strict-prefix mode: a turn's output is cut to its last N lines only where that pays", async () => {
+    const replies = [reply("Next.", '(dotimes [i 40] (println "line" i))'), reply("Next.", "(def v1 (vec (take 3 data/rows)))"), reply("Next.", '(defn f2 "helper" [x] (+ x 2))\n(println (f2 1))'), reply("Done.", "(return 1)")];
+    for (const factor of [1, 3]) {
+      const agent = SubAgent.create({ prompt: "Look through the rows and report.", maxTurns: replies.length * factor });
+      const trace = (await SubAgent.run(agent, { llm: scriptedLlm(replies), context: { rows } })).trace;
+      expect(ratio(trace, "breakpoint", replies.length * factor, MODELS.breakpoint, { strictPrefix: true }), `${factor}x, breakpoint`).toBeLessThanOrEqual(1);
+      if (factor === 1) expect(stepAveraged(trace, replies.length, { strictPrefix: true }), "token-prefix").toBeLessThanOrEqual(1);
+    }
+  }, 60_000);
+
   // Six turns of tool calls, twelve wide lines, fourteen quiet turns, twelve wide lines again: the
   // cut that drops the first wide lines changes turn 7, and was priced as writing the prompt again
   // from the cache entry after turn 6. An Anthropic-style cache looks for an entry only 20 message

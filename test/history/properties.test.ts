@@ -350,7 +350,7 @@ describe("compressed view properties", () => {
     );
   });
 
-  it("keeps each turn's own last N lines in strict-prefix mode", () => {
+  it("keeps each turn's own last N lines in strict-prefix mode (with the design's timing, or all of them)", () => {
     fc.assert(
       fc.property(turnSpecs(), optionsArb, (specs, options) => {
         const opts = { ...options, strictPrefix: true };
@@ -358,7 +358,12 @@ describe("compressed view properties", () => {
         const messages = unmerged(compressedView(inputOf(trace), opts), trace);
         const seen = observed(messages, trace);
         for (const t of trace.turns.slice(0, -1)) {
-          t.prints.forEach((_, k) => expect(seen.includes(`out t${t.number} line ${k}:`)).toBe(k >= t.prints.length - opts.printlnHistoryLimit));
+          const shown = t.prints.map((_, k) => seen.includes(`out t${t.number} line ${k}:`));
+          const lastN = t.prints.map((_, k) => k >= t.prints.length - opts.printlnHistoryLimit);
+          // With the design's timing the prompt before showed the turn's output whole: it is cut only
+          // where that pays (strictCutPays), else all of it stays.
+          if (opts.keepLatestFull === true) expect(shown).toEqual(lastN);
+          else expect([lastN, t.prints.map(() => true)]).toContainEqual(shown);
         }
       }),
       { numRuns: RUNS },
@@ -414,6 +419,7 @@ describe("compressed view properties", () => {
         const firstOf = (view: ReadonlyArray<{ content: string }>): number => trace.turns.findIndex((_, i) => summarized(view, trace, i));
         const firstAlways = firstOf(always);
         const firstShown = firstOf(messages);
+        const plans = planTurns(input, { ...options, strictPrefix: true });
         trace.turns.forEach((t, i) => {
           // Candidates: the turns summarized when any summary smaller than the turn is taken.
           if (!summarized(always, trace, i)) {
@@ -431,9 +437,10 @@ describe("compressed view properties", () => {
           }
           // (Less the legend heading the first summary: no turn's price.)
           const S = countTokens(shownAs[assistantAt(i)].content.replace(`${summaryLegend()}\n`, "")) + countTokens(shownAs[assistantAt(i) + 1].content);
-          // The turn as it stays when kept: its reply, and its feedback with its own last N lines and without the names in memory.
-          // The latest turn's output is always whole.
-          const shown = i === trace.turns.length - 1 ? t.prints.length : Math.min(options.printlnHistoryLimit, t.prints.length);
+          // The turn as it stays when kept: its reply, and its feedback with its own last N lines (or
+          // all, where cutting them would not pay) and without the names in memory. The latest turn's
+          // output is always whole.
+          const shown = plans[i].printsShown;
           // The lines dropped are counted: `Output (N dropped):` before those left, `Output (N dropped)` for all of them.
           const dropped = t.prints.length - shown;
           const bare: Turn = { ...t, memory: [], prints: dropped > 0 && shown === 0 ? ["\u0000"] : t.prints.slice(dropped) };
