@@ -9,7 +9,7 @@ import type { TextMessage as ChatMessage } from "../llm/types.js";
 import type { DefinitionTrace, Turn } from "../trace/trace.js";
 import { renderFeedback, renderSeenPrints, renderTurnLine, seenPrints, type FeedbackInfo } from "../trace/feedback.js";
 import { fullView } from "./full.js";
-import { summaryLegend, viewSystem } from "./legend.js";
+import { type HistoryView, summaryLegend, viewSystem } from "./legend.js";
 import { payback } from "../compaction/payback.js";
 import { promptsLeft } from "./prompts-left.js";
 import { providerPrice, readMultiplier, writeMultiplier, type ModelPrice } from "../compaction/prices.js";
@@ -130,18 +130,18 @@ interface Stream {
   floor: number;
 }
 
-/** The system prompt (as full history sends it) and the task. */
-const openingTokens = (input: ViewInput): number => lineTokens(viewSystem(input.system, "full")) + lineTokens(input.task) + 2 * TOKENS_PER_MESSAGE;
+/** The system prompt (as full history sends it, by default) and the task. */
+const openingTokens = (input: ViewInput, view: HistoryView = "full"): number => lineTokens(viewSystem(input.system, view)) + lineTokens(input.task) + 2 * TOKENS_PER_MESSAGE;
 
 /**
  * The system prompt as the compressed view sends it: without the full view's note on `Stored:`,
- * unless the system prompt and task are below the cache's minimum, or the run's earlier prompts
- * were full history's (`fullTurns`). Then the view starts as full history does, note and all
- * (cacheFloor): 20 tokens shorter, it reached the minimum a prompt after full history and paid
- * that prompt uncached (a 6-turn run: 1.22x full history), and it missed the system prompt a
- * resumed run's cache held (see cacheFloor).
+ * unless the system prompt and task without it are below the cache's minimum, or the run's earlier
+ * prompts were full history's (`fullTurns`). Then the view starts as full history does, note and
+ * all (cacheFloor): 20 tokens shorter, it reached the minimum a prompt after full history and paid
+ * that prompt uncached (a 6-turn run: 1.22x full history; a large task that reached it only with
+ * the note, 2 turns: 1.65x), and it missed the system prompt a resumed run's cache held (see cacheFloor).
  */
-const compressedSystem = (input: ViewInput, options: Required<ViewOptions>): string => viewSystem(input.system, openingTokens(input) < options.cacheMinTokens || options.fullTurns > 0 ? "full" : "compressed");
+const compressedSystem = (input: ViewInput, options: Required<ViewOptions>): string => viewSystem(input.system, openingTokens(input, "compressed") < options.cacheMinTokens || options.fullTurns > 0 ? "full" : "compressed");
 
 /**
  * The earliest turns, shown as full history shows them (output, `Stored:` and all) because the
@@ -489,15 +489,20 @@ function dropPays(input: ViewInput, options: Required<ViewOptions>, summaryOptio
  * one stream, counted as the model saw them (a cut output counts the head it showed); past
  * `printlnHistoryLimit` lines or `printlnHistoryTokens` tokens, the oldest turns' output is
  * dropped (see printCut). The latest turn's output is always shown whole. In strict-prefix
- * mode the limit applies per turn when the turn is first summarized (its own last N lines)
- * and a written summary never changes: size traded for a prefix that only grows.
+ * mode the limit applies per turn once it is no longer the latest (its own last N lines, where
+ * that cut pays: strictCutPays) and a written summary never changes after that: size traded for
+ * a prefix that only grows.
  */
 function limitPrints(input: ViewInput, plans: TurnPlan[], options: Required<ViewOptions>, summaryOptions: SummaryOptions, floor: number): ((k: number) => number) | undefined {
   const turns = input.turns;
   const limit = Math.max(0, Math.floor(options.printlnHistoryLimit));
   const last = turns.length - 1;
   if (options.strictPrefix) {
-    for (let i = floor; i < last; i++) plans[i].printsShown = Math.min(limit, plans[i].printsShown);
+    for (let i = floor; i < last; i++) {
+      const seen = seenOf(turns[i], input.maxPrintChars);
+      const kept = Math.min(limit, seen.lines);
+      if (kept < seen.lines && (options.keepLatestFull || strictCutPays(input, plans, options, summaryOptions, i, kept))) plans[i].printsShown = kept;
+    }
     return undefined;
   }
   // With keepLatestFull the latest turn's output is in its own feedback, outside the stream.
@@ -550,6 +555,20 @@ function limitPrints(input: ViewInput, plans: TurnPlan[], options: Required<View
   };
 }
 
+/**
+ * Strict-prefix mode: whether cutting turn `i`'s output to its last `kept` lines pays. With the
+ * design's timing the turn was the latest, its output whole, in the prompt before the cut, so the
+ * cut rewrites it (the lines kept and what the turn shows besides them) where that prompt's cache
+ * held it; it saves the dropped lines in the prompts left. Unpriced, a turn of 40 short lines cut
+ * to 15 the prompt after it cost a 4-turn run 1.012x full history under breakpoints. With the
+ * earlier timing the turn is summarized there anyway (paysBack prices that).
+ */
+function strictCutPays(input: ViewInput, plans: readonly TurnPlan[], options: Required<ViewOptions>, summaryOptions: SummaryOptions, i: number, kept: number): boolean {
+  const seen = seenOf(input.turns[i], input.maxPrintChars);
+  const left = partTokens(seen.lines, seen.tokens, kept);
+  return payback(VIEW_PRICES[options.cacheModel], { savedTokens: seen.tokens - left, prompts: promptsLeft(input.maxTurns, i + 2), rewrittenTokens: left + shownBesidesOutput(input, plans[i], i, summaryOptions) }).pays;
+}
+
 let legendTokens: number | undefined;
 const legendSize = (): number => (legendTokens ??= countTokens(summaryLegend()));
 
@@ -562,7 +581,7 @@ function taughtDetail(input: ViewInput, options: Required<ViewOptions>, summaryO
   const plan = plans[i];
   if (!isSilent(turn) || plan.full !== null) return undefined;
   const first = !plans.slice(0, i).some((p) => p.full === null);
-  taughtSummary(turn, plan, summaryOptions, historyFeedback(input, turn, plan, true), options.strictPrefix || options.keepLatestFull ? "" : functionSources(turn), first && !options.strictPrefix ? legendShare(input, i) : 0);
+  taughtSummary(turn, plan, summaryOptions, historyFeedback(input, turn, plan, true), options.strictPrefix || options.keepLatestFull ? "" : functionSources(turn), first ? legendShare(input, i) : 0);
   return plan.teach;
 }
 
@@ -795,7 +814,7 @@ export const compressedView: PromptView = (input, rawOptions) => {
       const shortFeedback = historyFeedback(input, turn, plan, true);
       // The legend heads the first summary: paid by runs that summarize, once, then cached.
       const first = !legendSent;
-      const legend = first && !options.strictPrefix ? legendShare(input, i) : 0;
+      const legend = first ? legendShare(input, i) : 0;
       const summary = taughtSummary(turn, plan, summaryOptions, shortFeedback, options.strictPrefix || options.keepLatestFull ? "" : functionSources(turn), legend);
       const latest = i === last && !options.strictPrefix;
       const tail = summary === undefined ? "" : latest ? tailOf(turn, counted(turn, summary), shortFeedback, ownMessages && promptsLeft(input.maxTurns, last + 1) > 1, legend) : plan.code === true ? functionSources(turn) : "";
@@ -996,7 +1015,9 @@ function fits(a: string, a2: string | undefined, b: string, b2: string | undefin
  * Counting on every later turn left more of them dearer (runs of 1-8 turns at their own budget:
  * 3 of 40 under a token-prefix cache, 8 of 60 under breakpoints; now 0 and 2); counting on none
  * (the whole legend) cost the bench's round-3 sessions 6 points of history tokens.
- * Strict-prefix mode prices each summary with its own payback rule instead (paysBack).
+ * Strict-prefix mode owes it too, besides its own payback rule (paysBack, which prices the summary
+ * alone): without it a 2-turn run whose one summary saved less than the legend sent it all, 1.006x
+ * full history under breakpoints.
  */
 function legendShare(input: ViewInput, i: number): number {
   return Math.ceil(legendSize() / Math.max(1, Math.floor(promptsLeft(input.maxTurns, i + 1) / 2)));

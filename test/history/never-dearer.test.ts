@@ -9,9 +9,10 @@ import { saveRun } from "../../src/agent/resume.js";
 import { SubAgent } from "../../src/agent/subagent.js";
 import { tool } from "../../src/agent/tools.js";
 import { createMeter } from "../../src/compaction/measure.js";
+import { messageTokens } from "../../src/compaction/tokens.js";
 import { DEFAULT_PRICES, PROVIDER_CACHES, type ModelPrice } from "../../src/compaction/prices.js";
 import { compressedView } from "../../src/history/compressed.js";
-import { summaryLegend } from "../../src/history/legend.js";
+import { summaryLegend, viewSystem } from "../../src/history/legend.js";
 import { defaultViewOptions, type ViewOptions } from "../../src/history/view.js";
 import { cacheMarks } from "../../src/llm/messages.js";
 import { scriptedLlm } from "../../src/llm/scripted.js";
@@ -45,11 +46,12 @@ function cost(trace: RunTrace, options: ViewOptions, price: ModelPrice, maxTurns
 
 /**
  * Compressed cost over full cost under a cache model (at `price`, by default the provider's usual
- * one), the view told the cache's minimum, the run having a turn budget of `n` (by default the turns it used).
+ * one), the view told the cache's minimum, the run having a turn budget of `n` (by default the
+ * turns it used), with the view options `extra` besides the defaults.
  */
-function ratio(trace: RunTrace, cache: CacheName, n = trace.turns.length, price: ModelPrice = MODELS[cache]): number {
+function ratio(trace: RunTrace, cache: CacheName, n = trace.turns.length, price: ModelPrice = MODELS[cache], extra: Partial<ViewOptions> = {}): number {
   const cacheMinTokens = price.cache.kind === "none" ? 0 : price.cache.minTokens;
-  return cost(trace, { ...defaultViewOptions, compressHistory: true, cacheModel: cache, cacheMinTokens }, price, n) / cost(trace, { ...defaultViewOptions, compressHistory: false }, price, n);
+  return cost(trace, { ...defaultViewOptions, ...extra, compressHistory: true, cacheModel: cache, cacheMinTokens }, price, n) / cost(trace, { ...defaultViewOptions, ...extra, compressHistory: false }, price, n);
 }
 
 const rows = Array.from({ length: 200 }, (_, i) => ({ id: i, sku: `SKU-${1000 + i}`, city: ["Oslo", "Lima", "Perth"][i % 3], qty: (i * 7) % 13, price: (i * 37) % 500, note: `note ${i} ${"x".repeat(i % 17)}` }));
@@ -185,9 +187,9 @@ async function expectRuns(make: (seed: number, factor: number) => Promise<RunTra
  * luck that moves a short run's cost by up to 5% whichever the view: a change to the system
  * prompt or the task deals every run a new hand. The average is what the view decides.
  */
-function stepAveraged(trace: RunTrace, budget: number): number {
+function stepAveraged(trace: RunTrace, budget: number, extra: Partial<ViewOptions> = {}): number {
   let sum = 0;
-  for (let pad = 0; pad < 128; pad += 16) sum += ratio({ ...trace, task: trace.task + " x".repeat(pad) }, "token-prefix", budget);
+  for (let pad = 0; pad < 128; pad += 16) sum += ratio({ ...trace, task: trace.task + " x".repeat(pad) }, "token-prefix", budget, MODELS["token-prefix"], extra);
   return sum / 8;
 }
 
@@ -372,6 +374,35 @@ describe("compressed history is never dearer than full history", () => {
     }
   });
 
+  // Strict-prefix mode took a summary whenever it was smaller than its turn, and the legend (60
+  // tokens) heading the first one was owed by nothing: a 2-turn run whose one summary saved less
+  // than that cost 1.006x full history under breakpoints (3,750 against 3,727 token-equivalents;
+  // now 3,695, the turn kept as written).
+  it("strict-prefix mode: the run's first summary owes its share of the legend too", async () => {
+    const replies = [reply("Next.", "(def acc (vec (take 1 data/rows)))\n(println (count acc))"), reply("Done.", "(return 1)")];
+    const agent = SubAgent.create({ prompt: "Look through the rows and report.", maxTurns: 2 });
+    const trace = (await SubAgent.run(agent, { llm: scriptedLlm(replies), context: { rows } })).trace;
+    expect(ratio(trace, "breakpoint", 2, MODELS.breakpoint, { strictPrefix: true })).toBeLessThanOrEqual(1);
+    expect(stepAveraged(trace, 2, { strictPrefix: true })).toBeLessThanOrEqual(1);
+  });
+
+  // Strict-prefix mode cut each turn's output to its own last N lines in the prompt after the one
+  // that showed it whole (the turn just done), rewriting that turn where the cache held it, for a
+  // saving no rule priced: a first turn of 40 short lines cost a 4-turn run 1.012x full history
+  // under breakpoints (4,703 against 4,647 token-equivalents) and 1.009x under token prefix, 1.023x
+  // under breakpoints at three times its turns. The cut is made only where it pays, else the output
+  // stays whole: 0.985x, 0.989x, 0.992x. (At three times its turns the token-prefix ratio, 1.004x
+  // either way, is the bet on prompts to come: see the wide lines above.)
+  it("strict-prefix mode: a turn's output is cut to its last N lines only where that pays", async () => {
+    const replies = [reply("Next.", '(dotimes [i 40] (println "line" i))'), reply("Next.", "(def v1 (vec (take 3 data/rows)))"), reply("Next.", '(defn f2 "helper" [x] (+ x 2))\n(println (f2 1))'), reply("Done.", "(return 1)")];
+    for (const factor of [1, 3]) {
+      const agent = SubAgent.create({ prompt: "Look through the rows and report.", maxTurns: replies.length * factor });
+      const trace = (await SubAgent.run(agent, { llm: scriptedLlm(replies), context: { rows } })).trace;
+      expect(ratio(trace, "breakpoint", replies.length * factor, MODELS.breakpoint, { strictPrefix: true }), `${factor}x, breakpoint`).toBeLessThanOrEqual(1);
+      if (factor === 1) expect(stepAveraged(trace, replies.length, { strictPrefix: true }), "token-prefix").toBeLessThanOrEqual(1);
+    }
+  }, 60_000);
+
   // Six turns of tool calls, twelve wide lines, fourteen quiet turns, twelve wide lines again: the
   // cut that drops the first wide lines changes turn 7, and was priced as writing the prompt again
   // from the cache entry after turn 6. An Anthropic-style cache looks for an entry only 20 message
@@ -500,6 +531,27 @@ describe("compressed history is never dearer than full history", () => {
     const tools = await toolRun(40);
     for (const cache of ["token-prefix", "breakpoint"] as const) expect(ratio(tools, cache, tools.turns.length, MIN_4096[cache]), `tool run 40, ${cache}`).toBeLessThanOrEqual(1);
   }, 120_000);
+
+  // A large task that brings the system prompt and task to the cache's minimum with full history's
+  // note on `Stored:` (20 tokens) and not without it: the view decided on the full view's opening
+  // and sent its own, so its first prompt was not cached where full history's was, and its second
+  // wrote all of it: a 2-turn run cost 1.65x full history under claude-haiku-4's cache (9,265
+  // against 5,625 token-equivalents) and 1.58x under gemini-2.5-pro's, a 6-turn run 1.45x and
+  // 1.30x. Now the view starts as full history does there: 0.999x, 1.000x.
+  it("a system prompt and task that reach the cache's minimum only with full history's note on `Stored:`", async () => {
+    const fence = (code: string): string => "Next.\n\n```clojure\n" + code + "\n```";
+    const task = "Look through the rows and report. " + "The report must cover every city, the quantities, the price spread and the notes. ".repeat(80);
+    for (const replies of [[fence("(defn f [x] (+ x 1))\n(println (f 1))"), fence("(return 1)")], [...Array.from({ length: 5 }, (_, k) => fence(`(println (take 2 (drop ${k * 3} data/rows)))`)), fence("(return 1)")]]) {
+      const agent = SubAgent.create({ prompt: task, maxTurns: replies.length });
+      const trace = (await SubAgent.run(agent, { llm: scriptedLlm(replies), context: { rows } })).trace;
+      const opening = (t: RunTrace, view: "full" | "compressed"): number => messageTokens({ role: "system", content: viewSystem(t.system, view) }) + messageTokens({ role: "user", content: t.task });
+      // The task padded so that full history's opening is just past 4,096 tokens.
+      const padded = { ...trace, task: trace.task + " x".repeat(4100 - opening(trace, "full")) };
+      expect(opening(padded, "full")).toBeGreaterThanOrEqual(4096);
+      expect(opening(padded, "compressed")).toBeLessThan(4096);
+      for (const cache of ["token-prefix", "breakpoint"] as const) expect(ratio(padded, cache, replies.length, MIN_4096[cache]), `${replies.length} turns, ${cache}`).toBeLessThanOrEqual(1);
+    }
+  }, 60_000);
 
   // A run saved under full history and resumed with compression on: the prompts the saved run sent
   // (full history's system prompt and turns) are in the provider's cache. The first live prompt

@@ -350,7 +350,7 @@ describe("compressed view properties", () => {
     );
   });
 
-  it("keeps each turn's own last N lines in strict-prefix mode", () => {
+  it("keeps each turn's own last N lines in strict-prefix mode (with the design's timing, or all of them)", () => {
     fc.assert(
       fc.property(turnSpecs(), optionsArb, (specs, options) => {
         const opts = { ...options, strictPrefix: true };
@@ -358,7 +358,12 @@ describe("compressed view properties", () => {
         const messages = unmerged(compressedView(inputOf(trace), opts), trace);
         const seen = observed(messages, trace);
         for (const t of trace.turns.slice(0, -1)) {
-          t.prints.forEach((_, k) => expect(seen.includes(`out t${t.number} line ${k}:`)).toBe(k >= t.prints.length - opts.printlnHistoryLimit));
+          const shown = t.prints.map((_, k) => seen.includes(`out t${t.number} line ${k}:`));
+          const lastN = t.prints.map((_, k) => k >= t.prints.length - opts.printlnHistoryLimit);
+          // With the design's timing the prompt before showed the turn's output whole: it is cut only
+          // where that pays (strictCutPays), else all of it stays.
+          if (opts.keepLatestFull === true) expect(shown).toEqual(lastN);
+          else expect([lastN, t.prints.map(() => true)]).toContainEqual(shown);
         }
       }),
       { numRuns: RUNS },
@@ -411,17 +416,31 @@ describe("compressed view properties", () => {
         const view = compressedView(input, { ...options, strictPrefix: true, paybackPrompts: horizon });
         const messages = unmerged(view, trace);
         const always = unmerged(compressedView(input, { ...options, strictPrefix: true, paybackPrompts: 0 }), trace);
+        const firstOf = (view: ReadonlyArray<{ content: string }>): number => trace.turns.findIndex((_, i) => summarized(view, trace, i));
+        const firstAlways = firstOf(always);
+        const firstShown = firstOf(messages);
+        const plans = planTurns(input, { ...options, strictPrefix: true });
         trace.turns.forEach((t, i) => {
           // Candidates: the turns summarized when any summary smaller than the turn is taken.
           if (!summarized(always, trace, i)) {
             expect(summarized(messages, trace, i)).toBe(false);
             return;
           }
+          // The legend heads the first summary, which must save its share of it too: a turn first
+          // here but not when every smaller summary is taken owes it here alone, so its summary (what
+          // it teaches) may be another, or none.
+          const owes = (firstShown < 0 || i <= firstShown) && i !== firstAlways;
+          const shownAs = owes ? messages : always;
+          if (owes && !summarized(messages, trace, i)) {
+            expect(view.stats.turnsFull.some((f) => f.turn === t.number && (f.reason === "cost" || f.reason === "short")), `turn ${t.number}`).toBe(true);
+            return;
+          }
           // (Less the legend heading the first summary: no turn's price.)
-          const S = countTokens(always[assistantAt(i)].content.replace(`${summaryLegend()}\n`, "")) + countTokens(always[assistantAt(i) + 1].content);
-          // The turn as it stays when kept: its reply, and its feedback with its own last N lines and without the names in memory.
-          // The latest turn's output is always whole.
-          const shown = i === trace.turns.length - 1 ? t.prints.length : Math.min(options.printlnHistoryLimit, t.prints.length);
+          const S = countTokens(shownAs[assistantAt(i)].content.replace(`${summaryLegend()}\n`, "")) + countTokens(shownAs[assistantAt(i) + 1].content);
+          // The turn as it stays when kept: its reply, and its feedback with its own last N lines (or
+          // all, where cutting them would not pay) and without the names in memory. The latest turn's
+          // output is always whole.
+          const shown = plans[i].printsShown;
           // The lines dropped are counted: `Output (N dropped):` before those left, `Output (N dropped)` for all of them.
           const dropped = t.prints.length - shown;
           const bare: Turn = { ...t, memory: [], prints: dropped > 0 && shown === 0 ? ["\u0000"] : t.prints.slice(dropped) };
@@ -431,7 +450,7 @@ describe("compressed view properties", () => {
           // With the design's timing the summary is the turn's first appearance: nothing is rewritten.
           const pays = options.keepLatestFull === true ? horizon * (F - S) > 9 * S : F > S;
           expect(summarized(messages, trace, i), `turn ${t.number}: S ${S} F ${F}`).toBe(pays);
-          if (pays) expect(messages[assistantAt(i)].content).toBe(always[assistantAt(i)].content);
+          if (pays) expect(messages[assistantAt(i)].content).toBe(shownAs[assistantAt(i)].content);
           else {
             expect(view.stats.turnsFull).toContainEqual({ turn: t.number, reason: "cost" });
             // What the turn taught (samples of what it defined without printing) comes first.
