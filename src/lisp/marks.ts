@@ -551,6 +551,8 @@ export class Marks {
   /** What the run's tools were handed (`handed`): earlier evaluations' first, in order, each text once. */
   private readonly handedTexts: HandedText[] = [];
   private readonly handedSeen = new Set<string>();
+  /** Strings of ECHO_MIN+ characters read from hidden context as it held them and kept from earlier evaluations (`restore`), up to HIDDEN_TEXT_PARTS. */
+  private readonly keptTexts: HandedText[] = [];
 
   /** Whether nothing has been marked yet. */
   get isEmpty(): boolean {
@@ -1381,6 +1383,7 @@ export class Marks {
 
   /** Marks a value kept in memory as it was marked when defined (`Origin` saved with it), spending `budget` as `hidden` does. */
   restore(v: Value, o: Origin, budget?: Budget): void {
+    const from = this.echoTexts.length;
     if (small(v)) this.pin(v, o);
     else if (o.derived) {
       this.derive(v, o);
@@ -1388,6 +1391,16 @@ export class Marks {
     }
     else if (o.path === o.root) this.hidden(o.root.slice("data/".length), v, budget);
     else this.place(v, o.path, o.root, budget);
+    for (let i = from; i < this.echoTexts.length && this.keptTexts.length < HIDDEN_TEXT_PARTS; i++) {
+      const text = this.echoTexts[i];
+      const at = this.prims.get(text) as Origin;
+      if (!at.derived) this.keptTexts.push([text, at]);
+    }
+  }
+
+  /** What the run read from hidden context as it held it and kept from earlier evaluations: append-only, so a reader indexes only what is new. */
+  get keptRead(): readonly HandedText[] {
+    return this.keptTexts;
   }
 }
 
@@ -1498,6 +1511,11 @@ export class HiddenSearch<T> {
 
   constructor(found: ReadonlyArray<readonly [string, T]> = []) {
     this.add(found);
+  }
+
+  /** Whether there is nothing to search for. */
+  get isEmpty(): boolean {
+    return this.entries.length === 0;
   }
 
   /** Texts to search for from now on. */

@@ -7,7 +7,7 @@
 // searches its output check's message. Each hidden key quoted is read then and marked.
 import { Budget, contextValue, toLisp } from "./interop.js";
 import type { Limits } from "./limits.js";
-import { HiddenSearch, hiddenTexts, isHiddenKey, type Marks, type SentBack } from "./marks.js";
+import { HiddenSearch, hiddenTexts, isHiddenKey, type Marks, type Origin, type SentBack } from "./marks.js";
 import type { Value } from "./values.js";
 
 type Context = Readonly<Record<string, unknown>>;
@@ -34,6 +34,11 @@ export function sentBackSearch(ctx: Context, limits: Limits, marks: () => Marks,
   // The place of each text in `Marks.handed`, searched apart: they are the run's, the context's texts the host's.
   const handedSearch = new HiddenSearch<number>();
   let handedIndexed = 0;
+  // What the run kept of hidden context from earlier evaluations that the context no longer holds
+  // (a token the host renewed in place, or a key it removed, since): its client may still quote
+  // the one the program holds.
+  const goneSearch = new HiddenSearch<Origin>();
+  let keptIndexed = 0;
   const read = (at: number, k: string): void => {
     if (caches[at].has(k)) return;
     try {
@@ -70,6 +75,20 @@ export function sentBackSearch(ctx: Context, limits: Limits, marks: () => Marks,
         const n = Number(text);
         const value = m.originOf(text) === undefined && String(n) === text && m.originOf(n) !== undefined ? n : text;
         (back ??= []).push([value, m.originOf(value) ?? { path: `data/${k}`, root: `data/${k}`, derived: true }]);
+      }
+    }
+    const kept = marks().keptRead;
+    if (keptIndexed < kept.length) {
+      const all = context;
+      // What the context still holds is searched for above, each text once per evaluation.
+      goneSearch.add(kept.slice(keptIndexed).filter(([text]) => !all.some(({ search }) => search.find(text).size > 0)));
+      keptIndexed = kept.length;
+    }
+    if (!goneSearch.isEmpty) {
+      for (const [text, o] of goneSearch.find(result, message)) {
+        if (seen.has(text)) continue;
+        seen.add(text);
+        (back ??= []).push([text, o]);
       }
     }
     return back ?? NOTHING;

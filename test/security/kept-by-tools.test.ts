@@ -210,6 +210,28 @@ describe("a tool that sends back hidden context the evaluation never read", () =
     expect(showStandIns(second.prints.join("\n"))).toBe("{:key <hidden string from data/_creds :token>}");
   });
 
+  // The token the program kept, renewed in place or its key removed since (a rotation, a logout),
+  // quoted by the host's client: its failure's message hid it (marked strings are searched for
+  // there) but its result showed it, as the context searched no longer held it.
+  it.each([
+    ["none", "renewed"],
+    ["none", "removed"],
+    ["worker", "renewed"],
+    ["worker", "removed"],
+  ] as const)("the token a program kept, where a tool quotes it after the host %2$s it (isolation %1$s)", async (isolation, change) => {
+    const ctx: { _creds?: { token: string }; region: string } = { _creds: { token: TOKEN }, region: "eu" };
+    const client = {
+      audit: { run: () => ({ log: `token ${TOKEN} replaced`, low: TOKEN.toLowerCase() }) },
+      revoke: { run: () => { throw new Error(`old token ${TOKEN.toLowerCase()} revoked`); } },
+    };
+    const first = await evaluate("(def old (:token data/_creds))", { ctx, isolation, tools: client });
+    if (change === "renewed" && ctx._creds !== undefined) ctx._creds.token = "R3NEW3D-T0KEN-9QX7";
+    else delete ctx._creds;
+    const second = await evaluate("(println (tool/audit))\n(println (try (tool/revoke) (catch e (ex-message e))))", { ctx, isolation, tools: client, memory: first.memory as Memory });
+    expect(showStandIns(second.prints.join("\n"))).toBe("{:log <hidden string derived from data/_creds> :low <hidden string derived from data/_creds>}\ntool/revoke failed: old token <hidden string from data/_creds :token> revoked");
+    expect(JSON.stringify(second.toolCalls.map((c) => [c.result, c.error]))).not.toMatch(/K7Z2/i);
+  });
+
   it("text equal to a short hidden value, and a tool's own data, still show", async () => {
     const r = await evaluate('(println (tool/whoami))', { ctx: { _env: "test", _pin: 4242 }, tools: tools() });
     expect(showStandIns(r.prints.join("\n"))).toContain(':user "ann" :key "K7Z2Q9-B3M8X4-W5R2"');
