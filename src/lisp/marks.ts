@@ -1518,6 +1518,11 @@ export class HiddenSearch<T> {
     return this.entries.length === 0;
   }
 
+  /** How many texts it searches for. */
+  get size(): number {
+    return this.entries.length;
+  }
+
   /** Texts to search for from now on. */
   add(found: ReadonlyArray<readonly [string, T]>): void {
     const quoted: Array<[string, number]> = [];

@@ -30,7 +30,10 @@ const NOTHING: readonly SentBack[] = [];
 export function sentBackSearch(ctx: Context, limits: Limits, marks: () => Marks, cache: Map<string, Value>, callers: readonly Context[] = []): SentBackSearch {
   const sources = [ctx, ...callers];
   const caches = [cache, ...callers.map(() => new Map<string, Value>())];
-  let context: Array<{ at: number; search: HiddenSearch<string> }> | undefined;
+  // Each hidden key's search as the first answer found the context, and as it is now when a tool
+  // renewed the key's texts in place since (`renewed`): both are searched.
+  let context: KeySearch[] | undefined;
+  let small = false;
   // The place of each text in `Marks.handed`, searched apart: they are the run's, the context's texts the host's.
   const handedSearch = new HiddenSearch<number>();
   let handedIndexed = 0;
@@ -50,7 +53,12 @@ export function sentBackSearch(ctx: Context, limits: Limits, marks: () => Marks,
     }
   };
   return (result, message) => {
-    context ??= sources.flatMap((from, at) => Object.keys(from).filter(isHiddenKey).map((k) => ({ at, search: searchOf(from, k) })));
+    if (context === undefined) {
+      context = sources.flatMap((from, at) => Object.keys(from).filter(isHiddenKey).map((k) => keySearch(from, at, k)));
+      small = context.reduce((n, { search }) => n + search.size, 0) <= RENEWED_TEXTS;
+    } else if (small) {
+      renewed(sources, context);
+    }
     let back: SentBack[] | undefined;
     const handed = marks().handed;
     if (handedIndexed < handed.length) {
@@ -65,8 +73,10 @@ export function sentBackSearch(ctx: Context, limits: Limits, marks: () => Marks,
     }
     // A text two keys hold (an email in `_creds` and as a key of `_users`) reads the first only, as one search of both would.
     const seen = new Set<string>();
-    for (const { at, search } of context) {
-      for (const [text, k] of search.find(result, message)) {
+    for (const { at, first, search } of context) {
+      const found = search.find(result, message);
+      if (first !== search) for (const f of first.find(result, message)) found.add(f);
+      for (const [text, k] of found) {
         if (seen.has(text)) continue;
         seen.add(text);
         read(at, k);
@@ -96,6 +106,77 @@ export function sentBackSearch(ctx: Context, limits: Limits, marks: () => Marks,
 }
 
 /**
+ * Hidden context of up to this many texts is read again at each answer after the first: a tool
+ * the program called may have renewed a token in place (`(tool/refresh)`, then a call whose
+ * client quotes the new one), where a larger one is read once per evaluation (1-2 ms within
+ * 20,000 parts, too much for every answer).
+ */
+const RENEWED_TEXTS = 256;
+
+const NO_KEYS: readonly string[] = [];
+
+/**
+ * The hidden keys of `ctx` a tool renews in place while a program runs, for the worker mode's
+ * host to send with each answer (its worker searches, and reads, a copy of the context): a
+ * function telling the keys whose texts changed since it was last called. None when the hidden
+ * context holds over RENEWED_TEXTS texts, read once per evaluation as in process.
+ */
+export function renewedKeys(ctx: Context): (() => readonly string[]) | undefined {
+  const held = new Map<string, readonly string[]>();
+  let n = 0;
+  for (const k of Object.keys(ctx)) {
+    if (!isHiddenKey(k)) continue;
+    const texts = textsOf(valueOf(ctx, k));
+    held.set(k, texts);
+    n += texts.length;
+  }
+  if (held.size === 0 || n > RENEWED_TEXTS) return undefined;
+  return () => {
+    let changed: string[] | undefined;
+    for (const k of Object.keys(ctx)) {
+      if (!isHiddenKey(k)) continue;
+      const texts = textsOf(valueOf(ctx, k));
+      const before = held.get(k);
+      if (before !== undefined && sameTexts(before, texts)) continue;
+      held.set(k, texts);
+      (changed ??= []).push(k);
+    }
+    return changed ?? NO_KEYS;
+  };
+}
+
+const sameTexts = (a: readonly string[], b: readonly string[]): boolean => a.length === b.length && a.every((t, i) => t === b[i]);
+
+/** A hidden key's search as the first answer found it, and as the context holds it now. */
+interface KeySearch {
+  at: number;
+  k: string;
+  texts: readonly string[];
+  first: HiddenSearch<string>;
+  search: HiddenSearch<string>;
+}
+
+/** Brings each hidden key's search up to the texts the context holds now, and adds keys a tool added. */
+function renewed(sources: readonly Context[], context: KeySearch[]): void {
+  for (let at = 0; at < sources.length; at++) {
+    for (const k of Object.keys(sources[at])) {
+      if (!isHiddenKey(k)) continue;
+      const entry = context.find((e) => e.at === at && e.k === k);
+      if (entry === undefined) {
+        context.push(keySearch(sources[at], at, k));
+        continue;
+      }
+      const v = valueOf(sources[at], k);
+      const texts = textsOf(v);
+      if (!sameTexts(texts, entry.texts)) {
+        entry.texts = texts;
+        entry.search = searchOf(v, k, texts);
+      }
+    }
+  }
+}
+
+/**
  * The search for one hidden key's texts, kept per value object under its key while its texts are
  * the same: an agent's turns read the same context, and indexing 100,000 texts again for each
  * evaluation took 50-70 ms. The texts are read again each time (`hiddenTexts`, 1-2 ms), so a token
@@ -103,24 +184,33 @@ export function sentBackSearch(ctx: Context, limits: Limits, marks: () => Marks,
  */
 const searches = new WeakMap<object, Map<string, { texts: readonly string[]; search: HiddenSearch<string> }>>();
 
-function searchOf(ctx: Context, k: string): HiddenSearch<string> {
-  let v: unknown;
-  try {
-    v = contextValue(ctx, k);
-  } catch {
-    // What cannot be read is not searched for; a read by the program reports it.
-    return new HiddenSearch<string>();
-  }
-  const texts = textsOf(v);
+function searchOf(v: unknown, k: string, texts: readonly string[]): HiddenSearch<string> {
   const made = (): HiddenSearch<string> => new HiddenSearch<string>(texts.map((t) => [t, k] as const));
   if (typeof v !== "object" || v === null) return made();
   let kept = searches.get(v);
   const hit = kept?.get(k);
-  if (hit !== undefined && hit.texts.length === texts.length && hit.texts.every((t, i) => t === texts[i])) return hit.search;
+  if (hit !== undefined && sameTexts(hit.texts, texts)) return hit.search;
   const search = made();
   if (kept === undefined) searches.set(v, (kept = new Map()));
   kept.set(k, { texts, search });
   return search;
+}
+
+/** A hidden key's value and texts as the host holds them now, and its search. */
+function keySearch(from: Context, at: number, k: string): KeySearch {
+  const v = valueOf(from, k);
+  const texts = textsOf(v);
+  const search = searchOf(v, k, texts);
+  return { at, k, texts, first: search, search };
+}
+
+/** A key's value as the host holds it; unreadable, none (a read by the program reports why). */
+function valueOf(ctx: Context, k: string): unknown {
+  try {
+    return contextValue(ctx, k);
+  } catch {
+    return undefined;
+  }
 }
 
 function textsOf(v: unknown): string[] {

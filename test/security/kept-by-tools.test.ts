@@ -210,6 +210,30 @@ describe("a tool that sends back hidden context the evaluation never read", () =
     expect(showStandIns(second.prints.join("\n"))).toBe("{:key <hidden string from data/_creds :token>}");
   });
 
+  // A tool the program calls renews the token in place, or signs in and adds a hidden key, and a
+  // later call in the same program quotes the new one: the context was searched as the first
+  // answer found it (in the worker, as the evaluation started), so the new token showed.
+  it.each([
+    ["none", "renewed"],
+    ["none", "added"],
+    ["worker", "renewed"],
+    ["worker", "added"],
+  ] as const)("a token a tool the program called (isolation %s: %s), quoted by a later call", async (isolation, change) => {
+    const NEW = "P4N8R2-H6J3V9-C1T7";
+    const ctx: { _creds: { token: string }; _session?: { id: string }; region: string } = { _creds: { token: TOKEN }, region: "eu" };
+    const current = (): string => (change === "renewed" ? ctx._creds.token : (ctx._session?.id ?? "none"));
+    const client = {
+      ping: { run: () => ({ pong: "service is up" }) },
+      refresh: { run: () => void (change === "renewed" ? (ctx._creds.token = NEW) : (ctx._session = { id: NEW })) },
+      api: { run: () => ({ sent: `Bearer ${current()}` }) },
+      fails: { run: () => { throw new Error(`401: token ${current().toLowerCase()} expired`); } },
+    };
+    const r = await evaluate("(tool/ping)\n(tool/refresh)\n(println (tool/api))\n(println (try (tool/fails) (catch e (ex-message e))))", { ctx, isolation, tools: client });
+    const origin = change === "renewed" ? "from data/_creds :token" : "from data/_session :id";
+    expect(showStandIns(r.prints.join("\n"))).toBe(`{:sent <hidden string derived from data/${change === "renewed" ? "_creds" : "_session"}>}\ntool/fails failed: 401: token <hidden string ${origin}> expired`);
+    expect(JSON.stringify(r.toolCalls.map((c) => [c.result, c.error]))).not.toMatch(/P4N8/i);
+  });
+
   // The token the program kept, renewed in place or its key removed since (a rotation, a logout),
   // quoted by the host's client: its failure's message hid it (marked strings are searched for
   // there) but its result showed it, as the context searched no longer held it.
@@ -218,7 +242,7 @@ describe("a tool that sends back hidden context the evaluation never read", () =
     ["none", "removed"],
     ["worker", "renewed"],
     ["worker", "removed"],
-  ] as const)("the token a program kept, where a tool quotes it after the host %2$s it (isolation %1$s)", async (isolation, change) => {
+  ] as const)("the token a program kept, where a tool quotes it after the host changed it (isolation %s: %s)", async (isolation, change) => {
     const ctx: { _creds?: { token: string }; region: string } = { _creds: { token: TOKEN }, region: "eu" };
     const client = {
       audit: { run: () => ({ log: `token ${TOKEN} replaced`, low: TOKEN.toLowerCase() }) },

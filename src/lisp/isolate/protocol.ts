@@ -84,6 +84,8 @@ export interface AnswerMessage {
   timeoutMs?: number;
   /** The host stopped the program at this call (a run pausing for approval): it ends with `aborted`, which no try catches. */
   halted?: true;
+  /** Hidden keys of the context a tool renewed in place since the run started (`renewedContext`), as the context's own entries. */
+  ctx?: CtxEntry[];
 }
 
 export type ToWorker = RunMessage | MemoryMessage | AnswerMessage;

@@ -10,7 +10,7 @@ import { ABORTED, unlessAborted } from "../abort.js";
 import { boxed, Budget, ContextReader, contextValue, crossedSize, HELD_CALL, keepValue, ranWith, reporter, toHost, toLisp, UNKEPT_ARGS } from "../interop.js";
 import { MAX_TIMER_MS, resolveLimits, type Limits } from "../limits.js";
 import { hiddenKeys, hideQuoted, hideRewritten, isHiddenKey, Marks, meetsHidden, QUOTED_MIN, quotedForms, type SentBack, STAND_IN_OPEN } from "../marks.js";
-import { sentBackSearch, type SentBackSearch } from "../sent-back.js";
+import { renewedKeys, sentBackSearch, type SentBackSearch } from "../sent-back.js";
 import { OutputBuffer } from "../output.js";
 import { quietly, timeoutError, whileWhole } from "../runtime.js";
 import { contextJsonTimeout } from "../context-json.js";
@@ -102,6 +102,12 @@ export async function evaluateIsolated(source: string, options: EvaluateOptions,
   } catch (e) {
     return failure(e instanceof LispError ? toErrorInfo(e, source) : internal(e));
   }
+  // A hidden key a tool renews in place while the program runs goes to the worker with the answer, whose copy of it is searched and read.
+  const renewed = options.ctx === undefined ? undefined : renewedKeys(options.ctx);
+  const renewedCtx = (): { ctx?: CtxEntry[] } => {
+    const keys = renewed?.() ?? [];
+    return keys.length === 0 ? {} : { ctx: ctxEntries(options.ctx as Readonly<Record<string, unknown>>, limits, keys) };
+  };
   const out = printed;
   const signal = options.signal;
   if (signal?.aborted) return failure(toErrorInfo(abortedError()));
@@ -232,7 +238,7 @@ export async function evaluateIsolated(source: string, options: EvaluateOptions,
                   // A refused result's path can quote a hidden argument the tool echoed (a key).
                   record.error = shownError(refused.message, m.args, m.shown);
                   if (isLimitKind(refused.kind)) Object.assign(record, limitRecord(refused));
-                  w.post({ type: "answer", call: m.call, refused });
+                  w.post({ type: "answer", call: m.call, refused, ...renewedCtx() });
                 };
                 let value;
                 let lisp;
@@ -247,7 +253,7 @@ export async function evaluateIsolated(source: string, options: EvaluateOptions,
                 const ms = performance.now() - c0;
                 spent += ms;
                 try {
-                  w.post({ type: "answer", call: m.call, value, cost: { steps: limits.maxFuel - b.fuel, ms }, ...(resultHidden === true ? { hidden: true as const } : resultHidden === false ? {} : { hiddenParts: [...resultHidden] }) });
+                  w.post({ type: "answer", call: m.call, value, cost: { steps: limits.maxFuel - b.fuel, ms }, ...renewedCtx(), ...(resultHidden === true ? { hidden: true as const } : resultHidden === false ? {} : { hiddenParts: [...resultHidden] }) });
                 } catch (e) {
                   // Deeper than the host's stack copies (a raised maxNestingDepth): thrown here, it ended the host's process.
                   return refuse(e instanceof RangeError ? tooDeepToCross(`the result of tool/${m.name} is nested too deeply to reach the program's worker thread`) : e);
@@ -269,7 +275,7 @@ export async function evaluateIsolated(source: string, options: EvaluateOptions,
                 const limit = limitThrown(e);
                 if (limit !== null) Object.assign(record, limitRecord(limit));
                 const answer = limit !== null ? { refused: dataError(limit) } : { error: record.error, ...halted };
-                if (!settled && !ac.signal.aborted) w.post({ type: "answer", call: m.call, ...answer });
+                if (!settled && !ac.signal.aborted) w.post({ type: "answer", call: m.call, ...answer, ...renewedCtx() });
               },
             )
             .finally(() => {
@@ -312,11 +318,11 @@ function lost(why: ExitReason, maxHeapMb: number): ErrorInfo {
  * The context as the worker receives it: each key converted here (the same checks as in
  * process), or the error reading it gives, raised only if the program reads that key.
  */
-function ctxEntries(ctx: Readonly<Record<string, unknown>>, limits: Limits): CtxEntry[] {
+function ctxEntries(ctx: Readonly<Record<string, unknown>>, limits: Limits, keys: readonly string[] = Object.keys(ctx)): CtxEntry[] {
   const writer = new WireWriter(false);
   const out: CtxEntry[] = [];
   const reader = new ContextReader(limits);
-  for (const key of Object.keys(ctx)) {
+  for (const key of keys) {
     try {
       const v = writer.tryWrite(reader.value(key, contextValue(ctx, key)));
       out.push(v === undefined ? [key, null, { kind: "type_error", message: `data/${key} holds a function, which cannot cross into the program` }] : [key, v, null]);

@@ -44,6 +44,8 @@ function answer(m: AnswerMessage): void {
   const p = pending.get(m.call);
   // A call the program stopped waiting for (timed out, or its run ended): the answer is dropped.
   if (p === undefined) return;
+  // Before the program goes on: the host's copy of a key a tool renewed, searched for in this answer and read by later steps, as in process.
+  if (m.ctx !== undefined && runCtx !== undefined) defineEntries(runCtx, m.ctx);
   pending.delete(m.call);
   if (m.timeoutMs !== undefined) p.reject(new ToolTimeout(m.timeoutMs));
   else if (m.refused !== undefined) p.reject(new LispError(m.refused.kind, m.refused.message, undefined, m.refused.hint));
@@ -118,14 +120,21 @@ class Printer {
 }
 
 function ctxOf(entries: readonly CtxEntry[]): Record<string, unknown> {
-  const reader = new WireReader();
   const ctx: Record<string, unknown> = {};
+  defineEntries(ctx, entries);
+  return ctx;
+}
+
+/** The run's own context, which the host's answers bring up to date (`AnswerMessage.ctx`). */
+let runCtx: Record<string, unknown> | undefined;
+
+function defineEntries(ctx: Record<string, unknown>, entries: readonly CtxEntry[]): void {
+  const reader = new WireReader();
   for (const [key, value, error] of entries) {
     // A key whose value the host refused fails where the program reads it, as in process.
-    if (error !== null) Object.defineProperty(ctx, key, { enumerable: true, get: () => { throw new LispError(error.kind, error.message, undefined, error.hint); } });
-    else Object.defineProperty(ctx, key, { enumerable: true, value: reader.read(value) });
+    if (error !== null) Object.defineProperty(ctx, key, { enumerable: true, configurable: true, get: () => { throw new LispError(error.kind, error.message, undefined, error.hint); } });
+    else Object.defineProperty(ctx, key, { enumerable: true, configurable: true, value: reader.read(value) });
   }
-  return ctx;
 }
 
 async function memoryOf(m: RunMessage, ctx: Record<string, unknown> | undefined): Promise<Memory> {
@@ -191,6 +200,7 @@ async function start(m: RunMessage): Promise<void> {
     printer.flush();
   };
   const ctx = m.ctx === null ? undefined : ctxOf(m.ctx);
+  runCtx = ctx;
   const options: EvaluateOptions = { tools, memory: await memoryOf(m, ctx), limits: m.limits, toolTimeoutMs: m.toolTimeoutMs, onToolCall };
   if (ctx !== undefined) options.ctx = ctx;
   if (m.callerHidden !== undefined) options.callerHidden = m.callerHidden.map(ctxOf);
