@@ -1455,9 +1455,10 @@ const HIDDEN_TEXT_PARTS = 20_000;
 export function hiddenTexts(v: unknown): string[] {
   const out: string[] = [];
   try {
-    eachHostPart(v, HIDDEN_TEXT_PARTS, (x) => {
+    eachHostPart(v, HIDDEN_TEXT_PARTS, (x, key) => {
       const text = String(x);
-      if (text.length >= ECHO_MIN) out.push(text);
+      // A key that reads as a field name is shown wherever the data is (`:password`), so the word is no secret of its own.
+      if (text.length >= ECHO_MIN && !(key && typeof x === "string" && isFieldName(x))) out.push(text);
     });
   } catch {
     // What was read before the part that could not be stays searched for.
@@ -1467,7 +1468,8 @@ export function hiddenTexts(v: unknown): string[] {
 
 /**
  * Calls `visit` on each string, number, bigint and key (`key` true) of host data: plain objects,
- * arrays, and the Maps and Sets a held result keeps, to 64 levels, visiting at most `parts` parts.
+ * arrays, and the Maps and Sets a held result keeps, and of the program's values (a keyword by its
+ * name), to 64 levels, visiting at most `parts` parts.
  * One walk for the texts of hidden context, of what a tool is handed, and of a saved record.
  */
 export function eachHostPart(v: unknown, parts: number, visit: (x: string | number | bigint, key: boolean) => void): void {
@@ -1475,10 +1477,22 @@ export function eachHostPart(v: unknown, parts: number, visit: (x: string | numb
   const walk = (x: unknown, depth: number): void => {
     if (--left < 0) return;
     if (typeof x === "string" || typeof x === "number" || typeof x === "bigint") visit(x, false);
+    else if (x instanceof Keyword) visit(x.name, false);
+    else if (x instanceof LFloat) visit(x.v, false);
     else if (typeof x === "object" && x !== null && depth <= 64) {
-      if (x instanceof Map) {
+      // The worker's copy of the context holds the program's values: their entries, not their fields.
+      if (isMap(x)) {
+        for (const [k, y] of x) {
+          if (k instanceof Keyword) visit(k.name, true);
+          else walk(k, depth + 1);
+          walk(y, depth + 1);
+        }
+      } else if (x instanceof Vec || isSet(x)) {
+        for (const y of x as Iterable<unknown>) walk(y, depth + 1);
+      } else if (x instanceof Map) {
         for (const [k, y] of x as Map<unknown, unknown>) {
-          walk(k, depth + 1);
+          if (typeof k === "string") visit(k, true);
+          else walk(k, depth + 1);
           walk(y, depth + 1);
         }
       } else if (Array.isArray(x) || x instanceof Set) {

@@ -256,6 +256,21 @@ describe("a tool that sends back hidden context the evaluation never read", () =
     expect(JSON.stringify(second.toolCalls.map((c) => [c.result, c.error]))).not.toMatch(/K7Z2/i);
   });
 
+  // A hidden map's field names are shown wherever the map is (`{:password <hidden ...>}`), so a
+  // tool's words that are such a name are no secret: "set a new password via the portal" showed
+  // as "set a new <hidden string derived from data/_creds> via the portal".
+  it.each(["none", "worker"] as const)("the field names of hidden context in a tool's answer still show, its values do not (isolation %s)", async (isolation) => {
+    const ctx = { _creds: { username: "ann", password: "Qx9-secret-77Lm", profile: new Map([["timezone", "Europe/Lisbon"]]) } };
+    const client = {
+      info: { run: () => ({ msg: "set a new password via the portal", field: "username", zone: "timezone" }) },
+      login: { run: () => { throw new Error("wrong password Qx9-secret-77Lm for username ann (timezone Europe/Lisbon)"); } },
+    };
+    const r = await evaluate("(println (tool/info))\n(println (try (tool/login) (catch e (ex-message e))))", { ctx, isolation, tools: client });
+    expect(showStandIns(r.prints.join("\n"))).toBe(
+      '{:msg "set a new password via the portal" :field "username" :zone "timezone"}\ntool/login failed: wrong password <hidden string from data/_creds :password> for username ann (timezone <hidden string from data/_creds :profile :timezone>)',
+    );
+  });
+
   it("text equal to a short hidden value, and a tool's own data, still show", async () => {
     const r = await evaluate('(println (tool/whoami))', { ctx: { _env: "test", _pin: 4242 }, tools: tools() });
     expect(showStandIns(r.prints.join("\n"))).toContain(':user "ann" :key "K7Z2Q9-B3M8X4-W5R2"');
