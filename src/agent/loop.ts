@@ -5,12 +5,11 @@
 import { measureView, totalsOf, type PromptCompression, type PromptPair, type SentPrompts } from "../history/stats.js";
 import { INTERPRETER_STRATEGY } from "../history/strategy.js";
 import { defaultViewOptions, resolveViewOptions, type ViewInput, type ViewOptions, type ViewStats } from "../history/view.js";
-import { createMeter, outputTokens, requestPrice, type Meter, type Prompt } from "../compaction/measure.js";
+import { createMeter, outputTokens, requestPrice, sentPrompt, type Meter } from "../compaction/measure.js";
 import { lookupPrice, type ModelPrice } from "../compaction/prices.js";
 import type { Json } from "../compaction/types.js";
 import { ABORTED, ContextReader, contextValue, isAbortSignal, isHiddenKey, readableContext, sentBackSearch, UNLISTED_CONTEXT, defaultLimits, type ErrorInfo, MAX_TIMER_MS, evaluate, type HandedText, type Limits, Marks, type Memory, print, resolveLimits, showStandIns, showStandInsIn, toHost, type ToolCallRecord, unlessAborted, type Value } from "../lisp/index.js";
 import { isTokenCount } from "../llm/args.js";
-import { cacheMarks } from "../llm/messages.js";
 import type { Llm, LlmUsage } from "../llm/types.js";
 import { DEFAULT_MAX_PRINT_CHARS, renderFeedback } from "../trace/feedback.js";
 import { defaultRecordOptions, Recorder } from "../trace/record.js";
@@ -44,17 +43,6 @@ function hostThrew(who: string, doing = ""): string {
 /** Why the run's internal controller fired. */
 class Stop {
   constructor(readonly reason: Interruption) {}
-}
-
-/**
- * A prompt as the client sends it under `price`'s cache: with a breakpoint cache, marked where
- * the client marks it (`cacheMarks`: the system prompt, the strategy's stable points, the last
- * message), within the provider's allowance.
- */
-function sentPrompt(messages: Prompt["messages"], marks: readonly number[] | undefined, price: ModelPrice): Prompt {
-  const cache = price.cache;
-  if (cache.kind !== "breakpoint" || messages.length === 0) return { messages };
-  return { messages, breakpoints: [...cacheMarks({ messages, ...(marks === undefined ? {} : { cacheBreakpoints: marks }) })].slice(-cache.maxBreakpoints) };
 }
 
 function tokenCount(n: unknown): number {

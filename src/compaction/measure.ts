@@ -1,7 +1,7 @@
 // The one measure of prompts: tokens, the prefix shared with the previous prompt, and what a
 // provider's cache serves and bills under a price model. The agent, history, harness, viewer
 // and proxy all call this, so one prompt has one token count and one cost wherever it is shown.
-import { messageText, toolCallText } from "../llm/messages.js";
+import { cacheMarks, messageText, toolCallText } from "../llm/messages.js";
 import type { ChatMessage } from "../llm/types.js";
 import { modelPrice, readMultiplier, writeMultiplier, type CacheModel, type ModelPrice, type PriceTable } from "./prices.js";
 import { countTokens, messageTokens, nameTokens, promptTokens, promptTokensYielding, tokenize, TOKENS_PER_MESSAGE } from "./tokens.js";
@@ -338,6 +338,18 @@ function systemFirst(messages: readonly ChatMessage[]): number[] | undefined {
 function positionsIn(order: readonly number[], indices: readonly number[]): number[] {
   const at = new Map(order.map((i, k) => [i, k]));
   return indices.map((i) => at.get(i) as number).sort((x, y) => x - y);
+}
+
+/**
+ * A prompt as a client sends it under `price`'s cache: with a breakpoint cache, marked where the
+ * client marks it (`cacheMarks`: the system prompt, the strategy's stable points `marks`, the last
+ * message), the latest within the provider's allowance. The agent's run and the harness price
+ * what they send with it.
+ */
+export function sentPrompt(messages: Prompt["messages"], marks: readonly number[] | undefined, price: ModelPrice): Prompt {
+  const cache = price.cache;
+  if (cache.kind !== "breakpoint" || messages.length === 0) return { messages };
+  return { messages, breakpoints: [...cacheMarks({ messages, ...(marks === undefined ? {} : { cacheBreakpoints: marks }) })].slice(-cache.maxBreakpoints) };
 }
 
 /** A prompt's breakpoints, sorted and checked: whole message indices, distinct, at most `max`. */

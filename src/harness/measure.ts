@@ -4,7 +4,7 @@
 // what the compaction itself spent, and whether each probe fact is still in the prompt that needs it.
 import { cacheBreakpointsOf } from "../agent/history.js";
 import { compact } from "../compaction/compact.js";
-import { createMeter, outputTokens, requestPrice, type Prompt } from "../compaction/measure.js";
+import { createMeter, outputTokens, requestPrice, sentPrompt, type Prompt } from "../compaction/measure.js";
 import { lookupPrice, modelPrice, type ModelPrice, type PriceTable } from "../compaction/prices.js";
 import type { StrategyRegistry, StrategySpec } from "../compaction/registry.js";
 import { taskIndex } from "../compaction/messages.js";
@@ -309,7 +309,7 @@ export async function measure(t: Transcript, spec: StrategySpec | string | Basel
     if (tokens < promptTokens(stored)) m.compacted++;
     if (result?.events.some((e) => e.kind === "summary_failed") === true) m.summaryFailures++;
     const reply = outputTokens(t.messages[j]);
-    const measured = meters.map((meter, k) => (own[k] ? meter.add(prompt, reply) : undefined));
+    const measured = meters.map((meter, k) => (own[k] ? meter.add(sentPrompt(prompt.messages, prompt.breakpoints, meter.price), reply) : undefined));
     const costs = measured.map((x, k) => (x === undefined ? 0 : x.cost + llmCost(result, summaryPrices[k])));
     const cacheBreak = measured[0]?.cacheBreak ?? false;
     if (cacheBreak) m.rewrites++;
@@ -330,7 +330,7 @@ export async function measure(t: Transcript, spec: StrategySpec | string | Basel
     if (own[k]) continue;
     let cost = 0;
     await replay(t, specs[k], registry, options, (j, _stored, _sent, result, prompt) => {
-      cost += meters[k].add(prompt, outputTokens(t.messages[j])).cost + llmCost(result, summaryPrices[k]);
+      cost += meters[k].add(sentPrompt(prompt.messages, prompt.breakpoints, meters[k].price), outputTokens(t.messages[j])).cost + llmCost(result, summaryPrices[k]);
     });
     m.costs[k] = cost;
   }

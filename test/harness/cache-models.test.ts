@@ -49,6 +49,18 @@ describe("compareUnderCaches", () => {
     expect(masking.farNeeded).toBe(2);
   });
 
+  it("a breakpoint cache that allows fewer marks than the client sends prices the latest it allows, as the agent's run does (it threw a RangeError)", async () => {
+    const { cache } = CACHE_MODELS.breakpoint;
+    if (cache.kind !== "breakpoint") throw new Error("the breakpoint model has a breakpoint cache");
+    const allowing = (maxBreakpoints: number) => ({ ...CACHE_MODELS.breakpoint, cache: { ...cache, maxBreakpoints } });
+    const r = await compareUnderCaches([runs[1]], ["observation-masking"], { models: { four: allowing(4), two: allowing(2), one: allowing(1) } });
+    const masking = r.rows[1];
+    expect(masking.cost.four).toBe((await compareUnderCaches([runs[1]], ["observation-masking"], { models: { breakpoint: CACHE_MODELS.breakpoint } })).rows[1].cost.breakpoint);
+    // Fewer marks hit no more often: each allowance costs at least what a larger one does.
+    expect(masking.cost.two).toBeGreaterThanOrEqual(masking.cost.four);
+    expect(masking.cost.one).toBeGreaterThanOrEqual(masking.cost.two);
+  });
+
   it("prices the summarizer's calls by its own model, not a guess (the cache models are no model names)", async () => {
     // Every summary call reports 1,000 tokens in and 100 out.
     const summarizer: Llm = { name: "s", complete: async () => ({ content: JSON.stringify({ ConversationSummary: "Grepped src for parse." }), usage: { inputTokens: 1000, outputTokens: 100, cachedTokens: 0 } }) };
