@@ -543,8 +543,10 @@ export class Marks {
   private echoes: { seen: number; index: QuoteIndex<string> } | undefined;
   /** What error messages are searched for, as written and in any case (`messageIndex`). */
   private readonly indexes: Array<MessageIndex | undefined> = [];
-  /** Hidden collections whose small values are marked: the program has taken something out of them. */
+  /** Hidden collections whose small values are marked: the program has taken something out of them; public ones whose collections are noted public. */
   private readonly opened = new WeakSet<object>();
+  /** Collections of public context the program has reached (`public`). */
+  private readonly publics = new WeakSet<object>();
   private empty = true;
   /** Nodes left to visit marking derived values; once spent, every value counts as marked (`originOf`). */
   private budget = WALK_BUDGET;
@@ -564,6 +566,24 @@ export class Marks {
    */
   hidden(key: string, v: Value, budget?: Budget): void {
     this.place(v, `data/${key}`, `data/${key}`, budget);
+  }
+
+  /**
+   * Notes a value read from public context as holding no mark: what it holds is public, whatever
+   * hidden value a string or number of it equals (a plan name "pro" beside a hidden plan "pro", a
+   * qty of 3 beside a hidden 3), so it prints as it is and what is computed from it is not derived
+   * (before, every plan name and order total was hidden); an equal value taken out of it is still
+   * a stand-in, marked by value. Values are immutable: no hidden one is ever put into it. Its
+   * collections are noted as the program reaches them (`open`, `took`), not all at the read.
+   */
+  public(v: Value): void {
+    if (v !== null && typeof v === "object") this.publicPart(v);
+  }
+
+  private publicPart(v: object): void {
+    if (!(v instanceof Vec || isMap(v) || isSet(v)) || this.holds.has(v)) return;
+    this.holds.set(v, null);
+    this.publics.add(v);
   }
 
   private place(v: Value, path: string, root: string, budget: Budget | undefined): void {
@@ -656,6 +676,7 @@ export class Marks {
       }
     }
     if (typeof from === "object") {
+      if (part !== null && typeof part === "object" && this.publics.has(from)) this.publicPart(part);
       this.open(from);
     } else if (typeof from === "string" && typeof part === "string") {
       const o = this.prims.get(from);
@@ -726,6 +747,14 @@ export class Marks {
   private open(v: object, depth = 0): void {
     if (this.opened.has(v) || depth > 64) return;
     const o = this.objs.get(v);
+    if (o === undefined && this.publics.has(v)) {
+      // A builtin may hand its collections on (filter keeps the rows): they are public too.
+      this.opened.add(v);
+      const each = (x: Value): void => this.public(x);
+      if (isMap(v)) v.forEach(each);
+      else if (v instanceof Vec || isSet(v)) for (const x of v as Iterable<Value>) each(x);
+      return;
+    }
     if (o === undefined || (o.derived && !(v instanceof Vec || isSet(v)))) return;
     this.opened.add(v);
     const each = (x: Value, path: string): void => {

@@ -785,3 +785,25 @@ describe("booleans and nil of hidden context", () => {
     }
   });
 });
+
+// A public collection of the context holds public values only, whatever hidden ones they equal:
+// reading a hidden email marked the hidden plan "pro" by value, and with it the public list of
+// plan names holding an equal "pro", so every value computed from that list (FREE, TEAM), and
+// from the orders holding a qty equal to a hidden 3, was shown as a stand-in. What builtins
+// compute from it alone is public too ("PRO", the upper-cased public "pro").
+describe("public context beside hidden context", () => {
+  const ctx = { _user: { email: "ann.lee@acme.io", plan: "pro", retries: 3 }, plans: ["free", "pro", "team"], orders: [{ qty: 3, total: 100 }, { qty: 1, total: 45 }] };
+  const ROWS: Array<[string, string]> = [
+    ["(def e (:email data/_user))\n(println (mapv clojure.string/upper-case data/plans) (map :total data/orders) (reduce + (map :total data/orders)))", '["FREE" "PRO" "TEAM"] [100 45] 145'],
+    ["(def e (:email data/_user))\n(println (filterv #(not= % \"team\") data/plans) (mapv :total (filter #(< (:qty %) 2) data/orders)))", '["free" <hidden string from data/_user :plan>] [45]'],
+    // Equal to a hidden value, and computed from one: hidden as before.
+    ["(println (filterv #(= % (:plan data/_user)) data/plans) (clojure.string/upper-case (:plan data/_user)))", "[<hidden string from data/_user :plan>] <hidden string derived from data/_user>"],
+  ];
+  it.each(ROWS)("%s", async (program, shown) => {
+    for (const isolation of ["none", "worker"] as const) {
+      const r = await evaluate(program, { ctx, isolation });
+      expect(r.ok, r.ok ? "" : r.error.message).toBe(true);
+      expect(showStandIns(r.prints.join("\n"))).toBe(shown);
+    }
+  });
+});
