@@ -170,11 +170,26 @@ const LOOKUPS = [
   "(doseq [c tok] (when-let [d (parse-long c)] (print (nth words d))))",
   "(doseq [c tok] (when-let [d (parse-long c)] (print (get words d))))",
   "(println (mapv #(get-in {:k kt} [:k (keyword %)]) (vec tok)))",
+  // A case of constants is a table looked up by its test value.
+  '(doseq [c tok] (print (case c "K" "word10" "7" "word33" "Z" "word25" "word99")))',
+  '(doseq [c tok] (print (case (keyword c) :K "word10" :7 "word33" "word99")))',
 ];
 
 describe("a value looked up by a key taken from a hidden string is hidden", () => {
   it.each(LOOKUPS)("%s", async (program) => {
     const r = await evaluate(`(def tok (get-in data/_creds [:crm :token]))\n${WORDS}\n${program}`, { ctx: { _creds: { crm: { token: TOKEN } } }, isolation: "none" });
+    expect(r.ok, r.ok ? "" : r.error.message).toBe(true);
+    const out = showStandIns(r.prints.join("\n"));
+    expect(out).not.toMatch(/word\d/);
+    expect(out).toContain("<hidden string");
+  });
+
+  it("a case of constants chosen by a hidden character, in a program that may call a tool", async () => {
+    const r = await evaluate(`(def tok (get-in data/_creds [:crm :token]))\n(doseq [c tok] (print (case ((fn [x] x) c) "K" "word10" "7" "word33" "Z" "word25" "word99")))\n(tool/echo {})`, {
+      ctx: { _creds: { crm: { token: TOKEN } } },
+      tools: { echo: () => ({}) },
+      isolation: "none",
+    });
     expect(r.ok, r.ok ? "" : r.error.message).toBe(true);
     const out = showStandIns(r.prints.join("\n"));
     expect(out).not.toMatch(/word\d/);
