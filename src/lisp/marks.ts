@@ -15,6 +15,7 @@
 // by identity; collections are immutable, so what one holds is found once.
 import { Builtin, type BuiltinDef } from "./core/registry.js";
 import { isFieldName, isHiddenKey } from "./hidden-names.js";
+import { isLiteral } from "./literals.js";
 import { formatFloat, quoteString, regexText } from "./printer.js";
 import { STAND_IN_CLOSE, STAND_IN_OPEN } from "./stand-in.js";
 import type { EvaluateOptions, Memory } from "./evaluate.js";
@@ -545,7 +546,7 @@ export class Marks {
   private readonly indexes: Array<MessageIndex | undefined> = [];
   /** Hidden collections whose small values are marked: the program has taken something out of them; public ones whose collections are noted public. */
   private readonly opened = new WeakSet<object>();
-  /** Collections of public context the program has reached (`public`). */
+  /** Collections of public context, or of the program's constants (`isLiteral`), the program has reached (`public`). */
   private readonly publics = new WeakSet<object>();
   private empty = true;
   /** Nodes left to visit marking derived values; once spent, every value counts as marked (`originOf`). */
@@ -747,7 +748,8 @@ export class Marks {
   private open(v: object, depth = 0): void {
     if (this.opened.has(v) || depth > 64) return;
     const o = this.objs.get(v);
-    if (o === undefined && this.publics.has(v)) {
+    if (o === undefined && (this.publics.has(v) || isLiteral(v))) {
+      this.publicPart(v);
       // A builtin may hand its collections on (filter keeps the rows): they are public too.
       this.opened.add(v);
       const each = (x: Value): void => this.public(x);
@@ -810,6 +812,10 @@ export class Marks {
     if (own !== undefined || v === null || typeof v !== "object") return own;
     const known = this.holds.get(v);
     if (known !== undefined) return known ?? undefined;
+    if (isLiteral(v)) {
+      this.publicPart(v);
+      return undefined;
+    }
     // Nested past what is searched: taken to hold a mark rather than remembered as clean.
     if (depth > 64) return TOO_DEEP;
     const kids = children(v);

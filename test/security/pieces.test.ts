@@ -801,7 +801,7 @@ describe("booleans and nil of hidden context", () => {
   });
 });
 
-// A public collection of the context holds public values only, whatever hidden ones they equal:
+// A public collection of the context, or one the program writes, holds public values only, whatever hidden ones they equal:
 // reading a hidden email marked the hidden plan "pro" by value, and with it the public list of
 // plan names holding an equal "pro", so every value computed from that list (FREE, TEAM), and
 // from the orders holding a qty equal to a hidden 3, was shown as a stand-in. What builtins
@@ -811,6 +811,8 @@ describe("public context beside hidden context", () => {
   const ROWS: Array<[string, string]> = [
     ["(def e (:email data/_user))\n(println (mapv clojure.string/upper-case data/plans) (map :total data/orders) (reduce + (map :total data/orders)))", '["FREE" "PRO" "TEAM"] [100 45] 145'],
     ["(def e (:email data/_user))\n(println (filterv #(not= % \"team\") data/plans) (mapv :total (filter #(< (:qty %) 2) data/orders)))", '["free" <hidden string from data/_user :plan>] [45]'],
+    // The program's own constants likewise.
+    ['(def e (:email data/_user))\n(println (mapv clojure.string/upper-case ["free" "pro" "team"]) (map :total [{:qty 3 :total 100} {:qty 1 :total 45}]) [3 "pro"])', '["FREE" "PRO" "TEAM"] [100 45] [3 "pro"]'],
     // Equal to a hidden value, and computed from one: hidden as before.
     ["(println (filterv #(= % (:plan data/_user)) data/plans) (clojure.string/upper-case (:plan data/_user)))", "[<hidden string from data/_user :plan>] <hidden string derived from data/_user>"],
   ];
