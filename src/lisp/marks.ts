@@ -16,6 +16,7 @@
 import { Builtin, type BuiltinDef } from "./core/registry.js";
 import { isFieldName, isHiddenKey } from "./hidden-names.js";
 import { isLiteral } from "./literals.js";
+import { sortOrder } from "./core/sorted.js";
 import { formatFloat, quoteString, regexText } from "./printer.js";
 import { STAND_IN_CLOSE, STAND_IN_OPEN } from "./stand-in.js";
 import type { EvaluateOptions, Memory } from "./evaluate.js";
@@ -742,8 +743,9 @@ export class Marks {
   /**
    * Marks the small values of a hidden collection (read from context), each with its place, and
    * of a derived vector or set: which of its values come first was computed from hidden context
-   * ((first (drop d xs)) tells d). Not a derived map's: a record's fields are what it holds, not
-   * what chose it, and pinning them would hide every equal number in the evaluation.
+   * ((first (drop d xs)) tells d), or of a derived sorted map (hidden keys ordered it). Not another
+   * derived map's: a record's fields are what it holds, not what chose it, and pinning them would
+   * hide every equal number in the evaluation.
    */
   private open(v: object, depth = 0): void {
     if (this.opened.has(v) || depth > 64) return;
@@ -757,7 +759,7 @@ export class Marks {
       else if (v instanceof Vec || isSet(v)) for (const x of v as Iterable<Value>) each(x);
       return;
     }
-    if (o === undefined || (o.derived && !(v instanceof Vec || isSet(v)))) return;
+    if (o === undefined || (o.derived && !(v instanceof Vec || isSet(v) || sortOrder(v as Value) !== undefined))) return;
     this.opened.add(v);
     const each = (x: Value, path: string): void => {
       if (x !== null && typeof x === "object") this.open(x, depth + 1);
@@ -897,6 +899,13 @@ export class Marks {
     // An element keeps its own mark, unless a marked string was cut or a marked index chose it.
     if ((role & SELECTOR) !== 0 && !args.some((a, i) => (typeof a === "string" || (i === 1 && typeof a === "number")) && this.originOf(a) !== undefined)) return r;
     if (this.originOf(r) !== undefined) return r;
+    // A sorted collection's order is computed from its keys: given a hidden one, where its public
+    // parts sit spells it ((into (sorted-map) [[c 100] ...]) lists 100 ... in the hidden order).
+    const sorted = (role & BUILDS) !== 0 && sortOrder(r) !== undefined ? this.sortedBy(args, r as LMap | LSet) : undefined;
+    if (sorted !== undefined) {
+      this.derive(r, sorted);
+      return r;
+    }
     if ((role & BUILDS) !== 0 && !args.some((a) => (a instanceof Vec || isMap(a) || isSet(a) || ((role & APART) !== 0 && typeof a === "string")) && this.originOf(a) !== undefined) && !((role & APART) !== 0 && args.some((a) => a instanceof Fn && this.find(a) !== undefined))) return r;
     let closure = false;
     for (const a of args) {
@@ -915,6 +924,30 @@ export class Marks {
     // ((comp f str), (partial f 1), a transducer), may read a marked definition it does not close over.
     if (!closure && typeof r === "object") this.holds.set(r, null);
     return r;
+  }
+
+  /**
+   * The mark of a key a builtin was given that the sorted collection it built holds: one added
+   * (`assoc`'s key, `conj`'s element or entry, the keys of what `into` or `merge` pour in), not
+   * those of the collection added to, whose own marks `after` follows. Work in proportion to
+   * what was given.
+   */
+  private sortedBy(args: readonly Value[], r: LMap | LSet): Origin | undefined {
+    const map = isMap(r);
+    const held = (k: Value): Origin | undefined => (r.has(k) ? this.find(k) : undefined);
+    for (let i = 0; i < args.length; i++) {
+      const a = args[i];
+      if (i === 0 && (isMap(a) || isSet(a))) continue;
+      // The argument itself (conj's element), or what it holds (into's, merge's).
+      let o = held(a);
+      if (o !== undefined) return o;
+      if (isMap(a)) {
+        for (const k of a.keys()) if ((o = held(k)) !== undefined) return o;
+      } else if (a instanceof Vec || isSet(a)) {
+        for (const x of a as Iterable<Value>) if ((o = held(map && x instanceof Vec ? (x.get(0) as Value) : x)) !== undefined) return o;
+      }
+    }
+    return undefined;
   }
 
   /** A size: shown, unless what was measured is public text a hidden needle cut (`Origin.cut`), whose length is where the needle is. */

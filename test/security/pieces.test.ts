@@ -524,6 +524,22 @@ describe("small values computed from hidden ones", () => {
     }
   });
 
+  // Where public values sit in a sorted collection was computed from its hidden keys: 113 117 108 ... spells the token's order.
+  it.each([
+    "(println (into (sorted-map) (for [i (range 18)] [(nth (:token data/_creds) i) (+ 100 i)])))",
+    "(doseq [[k v] (into (sorted-map) (map (fn [i] [(nth (:token data/_creds) i) (+ 100 i)]) (range 18)))] (print v \"\"))",
+    "(println (for [[k v] (reduce (fn [m i] (assoc m (nth (:token data/_creds) i) (+ 100 i))) (sorted-map) (range 18))] v))",
+    "(println (reduce (fn [s i] (conj s [(nth (:token data/_creds) i) (+ 100 i)])) (sorted-set) (range 18)))",
+  ])("a sorted collection ordered by hidden keys: %s", async (program) => {
+    for (const isolation of ["none", "worker"] as const) {
+      const r = await evaluate(program, { ctx, isolation });
+      expect(r.ok, r.ok ? "" : r.error.message).toBe(true);
+      const out = showStandIns(r.prints.join("\n"));
+      expect(out, out).not.toMatch(/\b1\d\d\b/);
+      expect(out).toContain("<hidden");
+    }
+  });
+
   it("counts stay shown", async () => {
     const r = await evaluate("(def rows [1 2 3])\n(println (count rows) (count data/_creds) (count (:token data/_creds)))", { ctx, isolation: "none" });
     expect(r.ok && r.prints).toEqual(["3 4 18"]);
