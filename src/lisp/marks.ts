@@ -712,6 +712,27 @@ export class Marks {
     else this.derive(whole, o);
   }
 
+  /** Marks what a builtin ordered by `keys` (sort-by's result) as computed from the first key that was (`orderKey`): an order spells its keys. */
+  orderedBy(keys: readonly Value[], whole: Value): void {
+    if (this.empty || whole === null || typeof whole === "boolean") return;
+    for (const k of keys) {
+      const o = this.orderKey(k);
+      if (o !== undefined) return this.derive(whole, o);
+    }
+  }
+
+  /**
+   * The mark of a key that orders a collection, when it was computed from hidden context or is a
+   * hidden string or number marked by value: not one merely equal to a small value of hidden
+   * context, or holding one ((juxt :region :qty) of a public row), marked by value once the
+   * program opened the collection holding it: a public qty of 3 beside a hidden 3 would hide
+   * every public list sorted by qty.
+   */
+  private orderKey(k: Value): Origin | undefined {
+    const o = this.find(k);
+    return o !== undefined && (o.derived || markable(k)) ? o : undefined;
+  }
+
   /** Marks a function as holding hidden values once it keeps one (memoize's cache); the mark the cache keeps with it. */
   stored(holder: Value, part: Value): Origin | undefined {
     if (this.empty || holder === null || typeof holder !== "object") return undefined;
@@ -934,7 +955,7 @@ export class Marks {
    */
   private sortedBy(args: readonly Value[], r: LMap | LSet): Origin | undefined {
     const map = isMap(r);
-    const held = (k: Value): Origin | undefined => (r.has(k) ? this.find(k) : undefined);
+    const held = (k: Value): Origin | undefined => (r.has(k) ? this.orderKey(k) : undefined);
     for (let i = 0; i < args.length; i++) {
       const a = args[i];
       if (i === 0 && (isMap(a) || isSet(a))) continue;

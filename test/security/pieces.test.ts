@@ -827,6 +827,8 @@ describe("public context beside hidden context", () => {
   const ROWS: Array<[string, string]> = [
     ["(def e (:email data/_user))\n(println (mapv clojure.string/upper-case data/plans) (map :total data/orders) (reduce + (map :total data/orders)))", '["FREE" "PRO" "TEAM"] [100 45] 145'],
     ["(def e (:email data/_user))\n(println (filterv #(not= % \"team\") data/plans) (mapv :total (filter #(< (:qty %) 2) data/orders)))", '["free" <hidden string from data/_user :plan>] [45]'],
+    // Public rows sorted by a key equal to a small hidden value (the qty of 3): the order is public.
+    ["(def e (:email data/_user))\n(println (map :total (sort-by #(:qty %) data/orders)) (map :total (sort-by (juxt :qty :total) data/orders)))", "[45 100] [45 100]"],
     // The program's own constants likewise.
     ['(def e (:email data/_user))\n(println (mapv clojure.string/upper-case ["free" "pro" "team"]) (map :total [{:qty 3 :total 100} {:qty 1 :total 45}]) [3 "pro"])', '["FREE" "PRO" "TEAM"] [100 45] [3 "pro"]'],
     // Equal to a hidden value, and computed from one: hidden as before.
