@@ -512,6 +512,9 @@ function firstBelow(xs: readonly number[], x: number): number {
 /** The mark of a value too deep, or made past too much marking, to tell whether it holds a marked one. */
 const TOO_DEEP: Origin = { path: "hidden context", root: "hidden context", derived: true };
 
+/** `Marks.holds` of a collection of public context or of the program's constants whose own collections are not yet noted as such (`open`). */
+const PUBLIC: Origin = { path: "public", root: "public", derived: false };
+
 /** The fewest characters of a hidden string a tool's result is searched for inside longer text. */
 const ECHO_MIN = 8;
 
@@ -530,7 +533,7 @@ export class Marks {
   private readonly prims = new Map<string | number, Origin>();
   /** How many numbers `prims` holds: arithmetic on plain numbers skips the search while none is. */
   private numbers = 0;
-  /** Collections found to hold a marked value (its origin) or none (null). */
+  /** Collections found to hold a marked value (its origin) or none (null, or PUBLIC: of public context, its collections not yet noted). */
   private readonly holds = new WeakMap<object, Origin | null>();
   /** The numbers of marked floats (marked by identity), for messages that quote them. */
   private readonly floats = new Map<number, Origin>();
@@ -545,10 +548,8 @@ export class Marks {
   private echoes: { seen: number; index: QuoteIndex<string> } | undefined;
   /** What error messages are searched for, as written and in any case (`messageIndex`). */
   private readonly indexes: Array<MessageIndex | undefined> = [];
-  /** Hidden collections whose small values are marked: the program has taken something out of them; public ones whose collections are noted public. */
+  /** Hidden collections whose small values are marked: the program has taken something out of them. */
   private readonly opened = new WeakSet<object>();
-  /** Collections of public context, or of the program's constants (`isLiteral`), the program has reached (`public`). */
-  private readonly publics = new WeakSet<object>();
   private empty = true;
   /** Nodes left to visit marking derived values; once spent, every value counts as marked (`originOf`). */
   private budget = WALK_BUDGET;
@@ -576,16 +577,14 @@ export class Marks {
    * qty of 3 beside a hidden 3), so it prints as it is and what is computed from it is not derived
    * (before, every plan name and order total was hidden); an equal value taken out of it is still
    * a stand-in, marked by value. Values are immutable: no hidden one is ever put into it. Its
-   * collections are noted as the program reaches them (`open`, `took`), not all at the read.
+   * collections are noted as the program reaches them (`open`), not all at the read.
    */
   public(v: Value): void {
     if (v !== null && typeof v === "object") this.publicPart(v);
   }
 
   private publicPart(v: object): void {
-    if (!(v instanceof Vec || isMap(v) || isSet(v)) || this.holds.has(v)) return;
-    this.holds.set(v, null);
-    this.publics.add(v);
+    if ((v instanceof Vec || isMap(v) || isSet(v)) && !this.holds.has(v)) this.holds.set(v, PUBLIC);
   }
 
   private place(v: Value, path: string, root: string, budget: Budget | undefined): void {
@@ -678,7 +677,6 @@ export class Marks {
       }
     }
     if (typeof from === "object") {
-      if (part !== null && typeof part === "object" && this.publics.has(from)) this.publicPart(part);
       this.open(from);
     } else if (typeof from === "string" && typeof part === "string") {
       const o = this.prims.get(from);
@@ -771,13 +769,15 @@ export class Marks {
   private open(v: object, depth = 0): void {
     if (this.opened.has(v) || depth > 64) return;
     const o = this.objs.get(v);
-    if (o === undefined && (this.publics.has(v) || isLiteral(v))) {
-      this.publicPart(v);
-      // A builtin may hand its collections on (filter keeps the rows): they are public too.
-      this.opened.add(v);
-      const each = (x: Value): void => this.public(x);
-      if (isMap(v)) v.forEach(each);
-      else if (v instanceof Vec || isSet(v)) for (const x of v as Iterable<Value>) each(x);
+    if (o === undefined) {
+      const h = this.holds.get(v);
+      if (h === PUBLIC || (h === undefined && isLiteral(v))) {
+        // A builtin or a form may hand its collections on (filter keeps the rows): public too.
+        this.holds.set(v, null);
+        const each = (x: Value): void => this.public(x);
+        if (isMap(v)) v.forEach(each);
+        else if (v instanceof Vec || isSet(v)) for (const x of v as Iterable<Value>) each(x);
+      }
       return;
     }
     if (o === undefined || (o.derived && !(v instanceof Vec || isSet(v) || sortOrder(v as Value) !== undefined))) return;
@@ -834,7 +834,7 @@ export class Marks {
     const own = this.originOf(v);
     if (own !== undefined || v === null || typeof v !== "object") return own;
     const known = this.holds.get(v);
-    if (known !== undefined) return known ?? undefined;
+    if (known !== undefined) return known === PUBLIC ? undefined : (known ?? undefined);
     if (isLiteral(v)) {
       this.publicPart(v);
       return undefined;
