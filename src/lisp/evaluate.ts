@@ -318,7 +318,10 @@ function dataHost(given: EvaluateOptions["ctx"], limits: Limits, marks: Marks | 
           budget.commit();
         }
         // Marking it spends the run's fuel and clock too (after the commit, which sets the fuel).
-        if (marks !== null && isHiddenKey(k)) marks.hidden(k, v);
+        if (marks !== null) {
+          if (isHiddenKey(k)) marks.hidden(k, v);
+          else marks.public(v);
+        }
         cache.set(k, v);
       }
       return v;
