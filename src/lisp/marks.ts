@@ -782,7 +782,7 @@ export class Marks {
       }
       return;
     }
-    if (o === undefined || (o.derived && !(v instanceof Vec || isSet(v) || sortOrder(v as Value) !== undefined))) return;
+    if (o.derived && !(v instanceof Vec || isSet(v) || sortOrder(v as Value) !== undefined)) return;
     this.opened.add(v);
     const each = (x: Value, path: string): void => {
       if (x !== null && typeof x === "object") this.open(x, depth + 1);
@@ -1610,6 +1610,8 @@ export class HiddenSearch<T> {
   private readonly entries: Array<readonly [string, T]> = [];
   private readonly quotes = new QuoteIndex<number>([], true, ECHO_MIN);
   private readonly exact = new Map<string, number>();
+  /** Every text, for a search of whole parts only (`findWhole`). */
+  private readonly whole = new Map<string, number>();
   private compacts: { index: QuoteIndex<number>; seen: number } | undefined;
 
   constructor(found: ReadonlyArray<readonly [string, T]> = []) {
@@ -1631,6 +1633,7 @@ export class HiddenSearch<T> {
     const quoted: Array<[string, number]> = [];
     for (const e of found) {
       const i = this.entries.push(e) - 1;
+      if (!this.whole.has(e[0])) this.whole.set(e[0], i);
       if (e[0].length >= ECHO_MIN) quoted.push([e[0], i]);
       else this.exact.set(e[0], i);
     }
@@ -1649,6 +1652,17 @@ export class HiddenSearch<T> {
       if (i !== undefined) found.add(this.entries[i]);
     }
     if (result !== undefined) eachPart(result, (x) => look(x instanceof Keyword ? x.name : String(x)));
+    return found;
+  }
+
+  /** The texts a value holds as whole parts: no quote inside longer text, nothing decoded (public context is searched so). */
+  findWhole(v: Value): Set<readonly [string, T]> {
+    const found = new Set<readonly [string, T]>();
+    if (this.whole.size === 0) return found;
+    eachPart(v, (x) => {
+      const i = this.whole.get(x instanceof Keyword ? x.name : String(x));
+      if (i !== undefined) found.add(this.entries[i]);
+    });
     return found;
   }
 

@@ -815,6 +815,22 @@ describe("booleans and nil of hidden context", () => {
       expect(showStandIns(r.prints.join("\n"))).toBe(shown);
     }
   });
+
+  // A careless host whose public data shares its hidden credentials (the same object under a public
+  // key): public context holding a hidden text of 8+ characters whole is no public collection, so
+  // the token showed wherever the program printed the public copy, read or not.
+  it("public context that holds a hidden text whole is not public", async () => {
+    const creds = { token: "K7Z2Q9-B3M8X4-W5R2", plan: "pro" };
+    const shared = { _creds: creds, profile: { name: "ann", creds }, plans: ["free", "pro", "team"] };
+    for (const isolation of ["none", "worker"] as const) {
+      for (const program of ["(println data/profile)", "(def t (:token data/_creds))\n(println data/profile)", "(println (mapv str (vals (:creds data/profile))))"]) {
+        const r = await evaluate(program, { ctx: shared, isolation });
+        expect(showStandIns(r.prints.join("\n")), `${isolation}: ${program}`).not.toContain("K7Z2");
+      }
+      const r = await evaluate("(def t (:token data/_creds))\n(println data/plans (:name data/profile))", { ctx: shared, isolation });
+      expect(showStandIns(r.prints.join("\n"))).toBe('["free" "pro" "team"] ann');
+    }
+  });
 });
 
 // A public collection of the context, or one the program writes, holds public values only, whatever hidden ones they equal:
