@@ -4,7 +4,7 @@
 // (the loop index, the clause, the argument), so nothing runs twice. Subtrees that cannot wait
 // (no call of a function, tool or builtin that calls back) keep the synchronous closures.
 import type { Bind, FnArityNode, ForClause, Node } from "./analyzer/nodes.js";
-import { asMap, asSeq, CATCHABLE, dotimesCount, forItems, compile, compileBinds, compileFn, errorValue, letfnPatches, mapLiteral, runsFinally, setLiteral, slot, startTool, whereMaker } from "./compile.js";
+import { asMap, asSeq, caseChose, CATCHABLE, dotimesCount, forItems, compile, compileBinds, compileFn, errorValue, letfnPatches, mapLiteral, runsFinally, setLiteral, slot, startTool, whereMaker } from "./compile.js";
 import { LispError, withLoc, type SourceLoc } from "./errors.js";
 import type { BuiltinDef } from "./core/registry.js";
 import { callAsync, callAsync1, callAsync2, Closure, RECUR, type AsyncCode, type Frame } from "./fn.js";
@@ -246,11 +246,14 @@ export function compileAsync(node: Node): AsyncCode {
       const branches = node.branches.map(compileAsync);
       const dflt = node.dflt ? compileAsync(node.dflt) : null;
       const { table, loc } = node;
+      const constant = node.branches.map((b) => b.op === "const");
+      const dfltConstant = node.dflt?.op === "const";
       return (fr) =>
         andThen(test(fr), (v) => {
           const i = table.get(v);
-          if (i !== undefined) return branches[i as number](fr);
-          if (dflt) return dflt(fr);
+          // A constant branch never waits.
+          if (i !== undefined) return constant[i as number] ? caseChose(table, v, branches[i as number](fr) as Value) : branches[i as number](fr);
+          if (dflt) return dfltConstant ? caseChose(table, v, dflt(fr) as Value) : dflt(fr);
           throw new LispError("value_error", `case: no clause matches ${typeName(v)}`, loc, "add a default expression as the last form of case");
         });
     }

@@ -514,15 +514,26 @@ function compileBuiltinCall(b: Builtin, args: Code[], loc: SourceLoc): Code {
   };
 }
 
+/**
+ * A case's constant branch `v`, chosen by test value `key`: what a table holds under that key,
+ * marked by it as a lookup's value is (`(case c "K" "kilo" ...)` spells a hidden string's
+ * characters as `({"K" "kilo"} c)` does). A computed branch marks what it computes itself.
+ */
+export function caseChose(table: LMap, key: Value, v: Value): Value {
+  return took(table, v, key);
+}
+
 function compileCase(testNode: Node, table: LMap, branchNodes: Node[], dfltNode: Node | null, loc: SourceLoc): Code {
   const test = compile(testNode);
   const branches = branchNodes.map(compile);
   const dflt = dfltNode ? compile(dfltNode) : null;
+  const constant = branchNodes.map((b) => b.op === "const");
+  const dfltConstant = dfltNode?.op === "const";
   return (fr) => {
     const v = test(fr);
     const i = table.get(v);
-    if (i !== undefined) return branches[i as number](fr);
-    if (dflt) return dflt(fr);
+    if (i !== undefined) return constant[i as number] ? caseChose(table, v, branches[i as number](fr)) : branches[i as number](fr);
+    if (dflt) return dfltConstant ? caseChose(table, v, dflt(fr)) : dflt(fr);
     throw new LispError("value_error", `case: no clause matches ${describe(v)}`, loc, "add a default expression as the last form of case");
   };
 }

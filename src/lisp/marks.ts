@@ -15,6 +15,8 @@
 // by identity; collections are immutable, so what one holds is found once.
 import { Builtin, type BuiltinDef } from "./core/registry.js";
 import { isFieldName, isHiddenKey } from "./hidden-names.js";
+import { isLiteral } from "./literals.js";
+import { sortOrder } from "./core/sorted.js";
 import { formatFloat, quoteString, regexText } from "./printer.js";
 import { STAND_IN_CLOSE, STAND_IN_OPEN } from "./stand-in.js";
 import type { EvaluateOptions, Memory } from "./evaluate.js";
@@ -510,6 +512,9 @@ function firstBelow(xs: readonly number[], x: number): number {
 /** The mark of a value too deep, or made past too much marking, to tell whether it holds a marked one. */
 const TOO_DEEP: Origin = { path: "hidden context", root: "hidden context", derived: true };
 
+/** `Marks.holds` of a collection of public context or of the program's constants whose own collections are not yet noted as such (`open`). */
+const PUBLIC: Origin = { path: "public", root: "public", derived: false };
+
 /** The fewest characters of a hidden string a tool's result is searched for inside longer text. */
 const ECHO_MIN = 8;
 
@@ -528,7 +533,7 @@ export class Marks {
   private readonly prims = new Map<string | number, Origin>();
   /** How many numbers `prims` holds: arithmetic on plain numbers skips the search while none is. */
   private numbers = 0;
-  /** Collections found to hold a marked value (its origin) or none (null). */
+  /** Collections found to hold a marked value (its origin) or none (null, or PUBLIC: of public context, its collections not yet noted). */
   private readonly holds = new WeakMap<object, Origin | null>();
   /** The numbers of marked floats (marked by identity), for messages that quote them. */
   private readonly floats = new Map<number, Origin>();
@@ -566,6 +571,22 @@ export class Marks {
    */
   hidden(key: string, v: Value, budget?: Budget): void {
     this.place(v, `data/${key}`, `data/${key}`, budget);
+  }
+
+  /**
+   * Notes a value read from public context as holding no mark: what it holds is public, whatever
+   * hidden value a string or number of it equals (a plan name "pro" beside a hidden plan "pro", a
+   * qty of 3 beside a hidden 3), so it prints as it is and what is computed from it is not derived
+   * (before, every plan name and order total was hidden); an equal value taken out of it is still
+   * a stand-in, marked by value. Values are immutable: no hidden one is ever put into it. Its
+   * collections are noted as the program reaches them (`open`), not all at the read.
+   */
+  public(v: Value): void {
+    if (v !== null && typeof v === "object") this.publicPart(v);
+  }
+
+  private publicPart(v: object): void {
+    if ((v instanceof Vec || isMap(v) || isSet(v)) && !this.holds.has(v)) this.holds.set(v, PUBLIC);
   }
 
   private place(v: Value, path: string, root: string, budget: Budget | undefined): void {
@@ -691,6 +712,27 @@ export class Marks {
     else this.derive(whole, o);
   }
 
+  /** Marks what a builtin ordered by `keys` (sort-by's result) as computed from the first key that was (`orderKey`): an order spells its keys. */
+  orderedBy(keys: readonly Value[], whole: Value): void {
+    if (this.empty || whole === null || typeof whole === "boolean") return;
+    for (const k of keys) {
+      const o = this.orderKey(k);
+      if (o !== undefined) return this.derive(whole, o);
+    }
+  }
+
+  /**
+   * The mark of a key that orders a collection, when it was computed from hidden context or is a
+   * hidden string or number marked by value: not one merely equal to a small value of hidden
+   * context, or holding one ((juxt :region :qty) of a public row), marked by value once the
+   * program opened the collection holding it: a public qty of 3 beside a hidden 3 would hide
+   * every public list sorted by qty.
+   */
+  private orderKey(k: Value): Origin | undefined {
+    const o = this.find(k);
+    return o !== undefined && (o.derived || markable(k)) ? o : undefined;
+  }
+
   /** Marks a function as holding hidden values once it keeps one (memoize's cache); the mark the cache keeps with it. */
   stored(holder: Value, part: Value): Origin | undefined {
     if (this.empty || holder === null || typeof holder !== "object") return undefined;
@@ -722,13 +764,25 @@ export class Marks {
   /**
    * Marks the small values of a hidden collection (read from context), each with its place, and
    * of a derived vector or set: which of its values come first was computed from hidden context
-   * ((first (drop d xs)) tells d). Not a derived map's: a record's fields are what it holds, not
-   * what chose it, and pinning them would hide every equal number in the evaluation.
+   * ((first (drop d xs)) tells d), or of a derived sorted map (hidden keys ordered it). Not another
+   * derived map's: a record's fields are what it holds, not what chose it, and pinning them would
+   * hide every equal number in the evaluation.
    */
   private open(v: object, depth = 0): void {
     if (this.opened.has(v) || depth > 64) return;
     const o = this.objs.get(v);
-    if (o === undefined || (o.derived && !(v instanceof Vec || isSet(v)))) return;
+    if (o === undefined) {
+      const h = this.holds.get(v);
+      if (h === PUBLIC || (h === undefined && isLiteral(v))) {
+        // A builtin or a form may hand its collections on (filter keeps the rows): public too.
+        this.holds.set(v, null);
+        const each = (x: Value): void => this.public(x);
+        if (isMap(v)) v.forEach(each);
+        else if (v instanceof Vec || isSet(v)) for (const x of v as Iterable<Value>) each(x);
+      }
+      return;
+    }
+    if (o.derived && !(v instanceof Vec || isSet(v) || sortOrder(v as Value) !== undefined)) return;
     this.opened.add(v);
     const each = (x: Value, path: string): void => {
       if (x !== null && typeof x === "object") this.open(x, depth + 1);
@@ -782,7 +836,11 @@ export class Marks {
     const own = this.originOf(v);
     if (own !== undefined || v === null || typeof v !== "object") return own;
     const known = this.holds.get(v);
-    if (known !== undefined) return known ?? undefined;
+    if (known !== undefined) return known === PUBLIC ? undefined : (known ?? undefined);
+    if (isLiteral(v)) {
+      this.publicPart(v);
+      return undefined;
+    }
     // Nested past what is searched: taken to hold a mark rather than remembered as clean.
     if (depth > 64) return TOO_DEEP;
     const kids = children(v);
@@ -864,6 +922,13 @@ export class Marks {
     // An element keeps its own mark, unless a marked string was cut or a marked index chose it.
     if ((role & SELECTOR) !== 0 && !args.some((a, i) => (typeof a === "string" || (i === 1 && typeof a === "number")) && this.originOf(a) !== undefined)) return r;
     if (this.originOf(r) !== undefined) return r;
+    // A sorted collection's order is computed from its keys: given a hidden one, where its public
+    // parts sit spells it ((into (sorted-map) [[c 100] ...]) lists 100 ... in the hidden order).
+    const sorted = (role & BUILDS) !== 0 && sortOrder(r) !== undefined ? this.sortedBy(args, r as LMap | LSet) : undefined;
+    if (sorted !== undefined) {
+      this.derive(r, sorted);
+      return r;
+    }
     if ((role & BUILDS) !== 0 && !args.some((a) => (a instanceof Vec || isMap(a) || isSet(a) || ((role & APART) !== 0 && typeof a === "string")) && this.originOf(a) !== undefined) && !((role & APART) !== 0 && args.some((a) => a instanceof Fn && this.find(a) !== undefined))) return r;
     let closure = false;
     for (const a of args) {
@@ -882,6 +947,30 @@ export class Marks {
     // ((comp f str), (partial f 1), a transducer), may read a marked definition it does not close over.
     if (!closure && typeof r === "object") this.holds.set(r, null);
     return r;
+  }
+
+  /**
+   * The mark of a key a builtin was given that the sorted collection it built holds: one added
+   * (`assoc`'s key, `conj`'s element or entry, the keys of what `into` or `merge` pour in), not
+   * those of the collection added to, whose own marks `after` follows. Work in proportion to
+   * what was given.
+   */
+  private sortedBy(args: readonly Value[], r: LMap | LSet): Origin | undefined {
+    const map = isMap(r);
+    const held = (k: Value): Origin | undefined => (r.has(k) ? this.orderKey(k) : undefined);
+    for (let i = 0; i < args.length; i++) {
+      const a = args[i];
+      if (i === 0 && (isMap(a) || isSet(a))) continue;
+      // The argument itself (conj's element), or what it holds (into's, merge's).
+      let o = held(a);
+      if (o !== undefined) return o;
+      if (isMap(a)) {
+        for (const k of a.keys()) if ((o = held(k)) !== undefined) return o;
+      } else if (a instanceof Vec || isSet(a)) {
+        for (const x of a as Iterable<Value>) if ((o = held(map && x instanceof Vec ? (x.get(0) as Value) : x)) !== undefined) return o;
+      }
+    }
+    return undefined;
   }
 
   /** A size: shown, unless what was measured is public text a hidden needle cut (`Origin.cut`), whose length is where the needle is. */
@@ -1521,6 +1610,8 @@ export class HiddenSearch<T> {
   private readonly entries: Array<readonly [string, T]> = [];
   private readonly quotes = new QuoteIndex<number>([], true, ECHO_MIN);
   private readonly exact = new Map<string, number>();
+  /** Every text, for a search of whole parts only (`findWhole`). */
+  private readonly whole = new Map<string, number>();
   private compacts: { index: QuoteIndex<number>; seen: number } | undefined;
 
   constructor(found: ReadonlyArray<readonly [string, T]> = []) {
@@ -1542,6 +1633,7 @@ export class HiddenSearch<T> {
     const quoted: Array<[string, number]> = [];
     for (const e of found) {
       const i = this.entries.push(e) - 1;
+      if (!this.whole.has(e[0])) this.whole.set(e[0], i);
       if (e[0].length >= ECHO_MIN) quoted.push([e[0], i]);
       else this.exact.set(e[0], i);
     }
@@ -1560,6 +1652,17 @@ export class HiddenSearch<T> {
       if (i !== undefined) found.add(this.entries[i]);
     }
     if (result !== undefined) eachPart(result, (x) => look(x instanceof Keyword ? x.name : String(x)));
+    return found;
+  }
+
+  /** The texts a value holds as whole parts: no quote inside longer text, nothing decoded (public context is searched so). */
+  findWhole(v: Value): Set<readonly [string, T]> {
+    const found = new Set<readonly [string, T]>();
+    if (this.whole.size === 0) return found;
+    eachPart(v, (x) => {
+      const i = this.whole.get(x instanceof Keyword ? x.name : String(x));
+      if (i !== undefined) found.add(this.entries[i]);
+    });
     return found;
   }
 

@@ -88,6 +88,8 @@ export interface Taking {
   hideText(text: string): string;
   /** `whole`, which a builtin computed from `parts` (what a function it was given returned): computed from them when they hold hidden values. */
   builtFrom(parts: Value, whole: Value): void;
+  /** `whole`, which a builtin ordered by `keys`: computed from them when one was computed from hidden context. */
+  orderedBy(keys: readonly Value[], whole: Value): void;
 }
 
 /** What (with-out-str ...) has captured: the text, and a value printed into it that holds hidden context (the marks tell it). */
@@ -225,6 +227,12 @@ export function returned(f: Value, r: Value): Value {
 /** `whole`, computed by a builtin from `parts`, told to the run's marks (`Taking.builtFrom`). */
 export function builtFrom(parts: Value, whole: Value): Value {
   runMarks()?.builtFrom(parts, whole);
+  return whole;
+}
+
+/** `whole`, ordered by a builtin by `keys`, told to the run's marks (`Taking.orderedBy`). */
+export function orderedBy(keys: readonly Value[], whole: Value): Value {
+  runMarks()?.orderedBy(keys, whole);
   return whole;
 }
 

@@ -12,8 +12,11 @@ import type { Value } from "./values.js";
 
 type Context = Readonly<Record<string, unknown>>;
 
-/** The hidden texts an answer (a result, or a message) sends back, with their origins. */
-export type SentBackSearch = (result: Value | undefined, message?: string) => readonly SentBack[];
+/**
+ * The hidden texts an answer (a result, or a message) sends back, with their origins; with
+ * `whole`, only those a result holds as whole parts (public context, read from the host as it is).
+ */
+export type SentBackSearch = (result: Value | undefined, message?: string, whole?: boolean) => readonly SentBack[];
 
 const NOTHING: readonly SentBack[] = [];
 
@@ -52,7 +55,8 @@ export function sentBackSearch(ctx: Context, limits: Limits, marks: () => Marks,
       // Past the limits the program's own read would stop at: what was marked stays marked.
     }
   };
-  return (result, message) => {
+  return (result, message, whole = false) => {
+    const find = <T>(search: HiddenSearch<T>): Set<readonly [string, T]> => (whole && result !== undefined ? search.findWhole(result) : search.find(result, message));
     if (context === undefined) {
       context = sources.flatMap((from, at) => Object.keys(from).filter(isHiddenKey).map((k) => keySearch(from, at, k)));
       small = context.reduce((n, { search }) => n + search.size, 0) <= RENEWED_TEXTS;
@@ -66,7 +70,7 @@ export function sentBackSearch(ctx: Context, limits: Limits, marks: () => Marks,
       handedIndexed = handed.length;
     }
     if (handed.length > 0) {
-      for (const [, i] of handedSearch.find(result, message)) {
+      for (const [, i] of find(handedSearch)) {
         marks().carry(handed[i][0], handed[i][1]);
         (back ??= []).push(handed[i]);
       }
@@ -74,8 +78,8 @@ export function sentBackSearch(ctx: Context, limits: Limits, marks: () => Marks,
     // A text two keys hold (an email in `_creds` and as a key of `_users`) reads the first only, as one search of both would.
     const seen = new Set<string>();
     for (const { at, first, search } of context) {
-      const found = search.find(result, message);
-      if (first !== search) for (const f of first.find(result, message)) found.add(f);
+      const found = find(search);
+      if (first !== search) for (const f of find(first)) found.add(f);
       for (const [text, k] of found) {
         if (seen.has(text)) continue;
         seen.add(text);
@@ -95,7 +99,7 @@ export function sentBackSearch(ctx: Context, limits: Limits, marks: () => Marks,
       keptIndexed = kept.length;
     }
     if (!goneSearch.isEmpty) {
-      for (const [text, o] of goneSearch.find(result, message)) {
+      for (const [text, o] of find(goneSearch)) {
         if (seen.has(text)) continue;
         seen.add(text);
         (back ??= []).push([text, o]);

@@ -170,11 +170,26 @@ const LOOKUPS = [
   "(doseq [c tok] (when-let [d (parse-long c)] (print (nth words d))))",
   "(doseq [c tok] (when-let [d (parse-long c)] (print (get words d))))",
   "(println (mapv #(get-in {:k kt} [:k (keyword %)]) (vec tok)))",
+  // A case of constants is a table looked up by its test value.
+  '(doseq [c tok] (print (case c "K" "word10" "7" "word33" "Z" "word25" "word99")))',
+  '(doseq [c tok] (print (case (keyword c) :K "word10" :7 "word33" "word99")))',
 ];
 
 describe("a value looked up by a key taken from a hidden string is hidden", () => {
   it.each(LOOKUPS)("%s", async (program) => {
     const r = await evaluate(`(def tok (get-in data/_creds [:crm :token]))\n${WORDS}\n${program}`, { ctx: { _creds: { crm: { token: TOKEN } } }, isolation: "none" });
+    expect(r.ok, r.ok ? "" : r.error.message).toBe(true);
+    const out = showStandIns(r.prints.join("\n"));
+    expect(out).not.toMatch(/word\d/);
+    expect(out).toContain("<hidden string");
+  });
+
+  it("a case of constants chosen by a hidden character, in a program that may call a tool", async () => {
+    const r = await evaluate(`(def tok (get-in data/_creds [:crm :token]))\n(doseq [c tok] (print (case ((fn [x] x) c) "K" "word10" "7" "word33" "Z" "word25" "word99")))\n(tool/echo {})`, {
+      ctx: { _creds: { crm: { token: TOKEN } } },
+      tools: { echo: () => ({}) },
+      isolation: "none",
+    });
     expect(r.ok, r.ok ? "" : r.error.message).toBe(true);
     const out = showStandIns(r.prints.join("\n"));
     expect(out).not.toMatch(/word\d/);
@@ -495,6 +510,9 @@ describe("small values computed from hidden ones", () => {
       '(println (clojure.string/replace "abc" "b" (fn [_] (:token data/_creds))) (clojure.string/replace-first "abc" "b" (fn [_] (:token data/_creds))))',
       '(println (clojure.string/replace "abc" "" (fn [_] (:token data/_creds))))',
       '(println (clojure.string/escape "abc" (fn [c] (when (= c \\b) (:token data/_creds)))))',
+      // An order computed from the keys a function read: which position sorts first spells the token.
+      "(println (sort-by (fn [i] (nth (:token data/_creds) i)) (range 18)))",
+      "(println (sort-by (fn [i] (nth (:token data/_creds) i)) compare (range 18)))",
     ];
     for (const program of programs) {
       const r = await evaluate(program, { ctx, isolation });
@@ -503,6 +521,22 @@ describe("small values computed from hidden ones", () => {
       for (const f of fragments([TOKEN, "98765432", "197530864"])) expect(out, out).not.toContain(f);
       expect(out, out).not.toMatch(SMALL_VALUES);
       expect(out, out).not.toMatch(/\d/);
+    }
+  });
+
+  // Where public values sit in a sorted collection was computed from its hidden keys: 113 117 108 ... spells the token's order.
+  it.each([
+    "(println (into (sorted-map) (for [i (range 18)] [(nth (:token data/_creds) i) (+ 100 i)])))",
+    "(doseq [[k v] (into (sorted-map) (map (fn [i] [(nth (:token data/_creds) i) (+ 100 i)]) (range 18)))] (print v \"\"))",
+    "(println (for [[k v] (reduce (fn [m i] (assoc m (nth (:token data/_creds) i) (+ 100 i))) (sorted-map) (range 18))] v))",
+    "(println (reduce (fn [s i] (conj s [(nth (:token data/_creds) i) (+ 100 i)])) (sorted-set) (range 18)))",
+  ])("a sorted collection ordered by hidden keys: %s", async (program) => {
+    for (const isolation of ["none", "worker"] as const) {
+      const r = await evaluate(program, { ctx, isolation });
+      expect(r.ok, r.ok ? "" : r.error.message).toBe(true);
+      const out = showStandIns(r.prints.join("\n"));
+      expect(out, out).not.toMatch(/\b1\d\d\b/);
+      expect(out).toContain("<hidden");
     }
   });
 
@@ -773,6 +807,48 @@ describe("booleans and nil of hidden context", () => {
     // Text merely equal to a hidden flag is untouched: the program's own true and false.
     ["(println (if data/_flag [true false nil] :off) (:beta {:beta true}))", "[true false nil] true"],
     ['(println (= data/_tok "x") (empty? data/_list))', "false true"],
+  ];
+  it.each(ROWS)("%s", async (program, shown) => {
+    for (const isolation of ["none", "worker"] as const) {
+      const r = await evaluate(program, { ctx, isolation });
+      expect(r.ok, r.ok ? "" : r.error.message).toBe(true);
+      expect(showStandIns(r.prints.join("\n"))).toBe(shown);
+    }
+  });
+
+  // A careless host whose public data shares its hidden credentials (the same object under a public
+  // key): public context holding a hidden text of 8+ characters whole is no public collection, so
+  // the token showed wherever the program printed the public copy, read or not.
+  it("public context that holds a hidden text whole is not public", async () => {
+    const creds = { token: "K7Z2Q9-B3M8X4-W5R2", plan: "pro" };
+    const shared = { _creds: creds, profile: { name: "ann", creds }, plans: ["free", "pro", "team"] };
+    for (const isolation of ["none", "worker"] as const) {
+      for (const program of ["(println data/profile)", "(def t (:token data/_creds))\n(println data/profile)", "(println (mapv str (vals (:creds data/profile))))"]) {
+        const r = await evaluate(program, { ctx: shared, isolation });
+        expect(showStandIns(r.prints.join("\n")), `${isolation}: ${program}`).not.toContain("K7Z2");
+      }
+      const r = await evaluate("(def t (:token data/_creds))\n(println data/plans (:name data/profile))", { ctx: shared, isolation });
+      expect(showStandIns(r.prints.join("\n"))).toBe('["free" "pro" "team"] ann');
+    }
+  });
+});
+
+// A public collection of the context, or one the program writes, holds public values only, whatever hidden ones they equal:
+// reading a hidden email marked the hidden plan "pro" by value, and with it the public list of
+// plan names holding an equal "pro", so every value computed from that list (FREE, TEAM), and
+// from the orders holding a qty equal to a hidden 3, was shown as a stand-in. What builtins
+// compute from it alone is public too ("PRO", the upper-cased public "pro").
+describe("public context beside hidden context", () => {
+  const ctx = { _user: { email: "ann.lee@acme.io", plan: "pro", retries: 3 }, plans: ["free", "pro", "team"], orders: [{ qty: 3, total: 100 }, { qty: 1, total: 45 }] };
+  const ROWS: Array<[string, string]> = [
+    ["(def e (:email data/_user))\n(println (mapv clojure.string/upper-case data/plans) (map :total data/orders) (reduce + (map :total data/orders)))", '["FREE" "PRO" "TEAM"] [100 45] 145'],
+    ["(def e (:email data/_user))\n(println (filterv #(not= % \"team\") data/plans) (mapv :total (filter #(< (:qty %) 2) data/orders)))", '["free" <hidden string from data/_user :plan>] [45]'],
+    // Public rows sorted by a key equal to a small hidden value (the qty of 3): the order is public.
+    ["(def e (:email data/_user))\n(println (map :total (sort-by #(:qty %) data/orders)) (map :total (sort-by (juxt :qty :total) data/orders)))", "[45 100] [45 100]"],
+    // The program's own constants likewise.
+    ['(def e (:email data/_user))\n(println (mapv clojure.string/upper-case ["free" "pro" "team"]) (map :total [{:qty 3 :total 100} {:qty 1 :total 45}]) [3 "pro"])', '["FREE" "PRO" "TEAM"] [100 45] [3 "pro"]'],
+    // Equal to a hidden value, and computed from one: hidden as before.
+    ["(println (filterv #(= % (:plan data/_user)) data/plans) (clojure.string/upper-case (:plan data/_user)))", "[<hidden string from data/_user :plan>] <hidden string derived from data/_user>"],
   ];
   it.each(ROWS)("%s", async (program, shown) => {
     for (const isolation of ["none", "worker"] as const) {

@@ -6,6 +6,7 @@ import { aboutSource, LispError, type ErrorKind, type SourceLoc } from "../error
 import { describeForm, type Form } from "../forms.js";
 import { keyword, LFloat, LMap, LSet, type Value } from "../values.js";
 import { Vec } from "../vector.js";
+import { noteLiteral } from "../literals.js";
 import { compileRegex, sizeOf } from "../regex.js";
 import { isSymbolName } from "../reader.js";
 import { suggest } from "./suggest.js";
@@ -188,13 +189,15 @@ export class Analyzer {
     if (kind === "map" || kind === "set") this.checkDuplicateKeys(kind, items, nodes);
     if (nodes.every((n) => n.op === "const")) {
       const values = nodes.map((n) => (n as { value: Value }).value);
-      if (kind === "vector") return { op: "const", value: Vec.fromArray(values), loc };
-      if (kind === "set") return { op: "const", value: LSet<Value>(values), loc };
+      if (kind === "vector") return { op: "const", value: noteLiteral(Vec.fromArray(values)), loc };
+      if (kind === "set") return { op: "const", value: noteLiteral(LSet<Value>(values)), loc };
       return {
         op: "const",
-        value: LMap<Value, Value>().withMutations((m) => {
-          for (let i = 0; i < values.length; i += 2) m.set(values[i], values[i + 1]);
-        }),
+        value: noteLiteral(
+          LMap<Value, Value>().withMutations((m) => {
+            for (let i = 0; i < values.length; i += 2) m.set(values[i], values[i + 1]);
+          }),
+        ),
         loc,
       };
     }

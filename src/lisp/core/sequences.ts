@@ -7,7 +7,7 @@ import { LispError, typeErr } from "../errors.js";
 import { call2, callValue } from "../fn.js";
 import { lookup } from "../lookup.js";
 import { isSeqable } from "../seq.js";
-import { charge, checkCollectionSize, limitError, run, tick, took } from "../runtime.js";
+import { charge, checkCollectionSize, limitError, orderedBy, run, tick, took } from "../runtime.js";
 import { EMPTY_MAP, EMPTY_VEC, Fn, isFloat, Keyword, LFloat, LMap, mkFloat, num, Reduced, truthy, type Value, isMap, isSet } from "../values.js";
 import { prStr } from "../printer.js";
 import { Vec } from "../vector.js";
@@ -732,7 +732,10 @@ function sortBy(args: Value[]): Value {
   });
   const out = new Array<Value>(n);
   for (let i = 0; i < n; i++) out[i] = xs[idx[i]];
-  return Vec.fromArray(out);
+  const r = Vec.fromArray(out);
+  // The order is computed from the keys: a function may read them from hidden context without
+  // closing over it ((sort-by #(nth tok %) (range 18)) spells the token's order).
+  return args[0] instanceof Fn ? orderedBy(keys, r) : r;
 }
 
 function groupBy(f: Value, coll: Value): Value {
