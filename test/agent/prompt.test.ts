@@ -451,6 +451,18 @@ describe("the task's data section (issue 20)", () => {
     expect(line).toMatch(/\(\+\d+ more\)/);
     expect(line.match(/keys of/g)?.length ?? 0).toBeLessThanOrEqual(1);
   });
+  // 150 keys list 60 and count the rest, and past 8 a map's keys come in hash order: the key the
+  // mission asked about was among the 90 counted, unnamed. Named by the mission, it is listed first.
+  it.each([
+    ["Sum field_120 over the rows.", ":field_120", true],
+    ["Sum :field_120.", ":field_120", true],
+    ["Sum field_1200 and my_field_120.", ":field_120", false],
+  ])("lists the record keys the mission names first when not all fit (%s)", (mission, key, first) => {
+    const wide = Array.from({ length: 3 }, () => Object.fromEntries(Array.from({ length: 150 }, (_, k) => [`field_${k}`, k])));
+    const [line] = contextLines({ wide }, { sampleItems: 3, sampleChars: 80 }, reader(32), mission);
+    expect(line).toContain("(+90 more)");
+    expect(line.includes(`keys: ${key} `)).toBe(first);
+  });
 });
 
 describe("schemas no program can satisfy", () => {
