@@ -399,7 +399,7 @@ describe("the task's data section (issue 20)", () => {
     const lines = (context: Record<string, unknown>): string => contextLines(context, { sampleItems: 3, sampleChars: 80 }, reader(32)).join("\n");
     const orders = Array.from({ length: 5 }, (_, i) => ({ id: i, customer: `customer-with-a-long-name-${i}`, items: [{ sku: `SKU-${i}`, qty: i + 1, unit_price: 9.5 }] }));
     expect(lines({ orders })).toContain("keys of [* :items]: :sku :qty :unit_price");
-    // Past the 10,000 records looked at for the vector's own keys too.
+    // A vector of 12,000 of them: the nested lists are looked for in the first 10,000.
     expect(lines({ orders: Array.from({ length: 12_000 }, (_, i) => orders[i % 5]) })).toContain("keys of [* :items]: :sku :qty :unit_price");
     const results = Array.from({ length: 5 }, (_, i) => ({ id: i, title: `A fairly long title number ${i}`, score: i / 3, author: { handle: `@u${i}`, karma: i * 10 } }));
     expect(lines({ resp: { meta: { page: 1, total: 300 }, results } })).toContain("keys of :results: :id :title :score :author, keys of [:results * :author]: :handle :karma");
@@ -450,6 +450,26 @@ describe("the task's data section (issue 20)", () => {
     expect(line).toMatch(/, keys in its vectors: :(k\d+|total) /);
     expect(line).toMatch(/\(\+\d+ more\)/);
     expect(line.match(/keys of/g)?.length ?? 0).toBeLessThanOrEqual(1);
+  });
+  // Only the first 10,000 records were looked at: a log's :error first seen at row 12,000 was in no
+  // line, and the keys listed read as all of them.
+  it("names a record key first seen past row 10,000", () => {
+    const rows = Array.from({ length: 12_000 }, (_, i) => (i === 11_000 ? { id: i, level: "error", msg: "m", error: "boom" } : { id: i, level: "info", msg: "m" }));
+    const [line] = contextLines({ rows }, { sampleItems: 3, sampleChars: 80 }, reader(32));
+    expect(line).toMatch(/, keys: :id :level :msg :error$/);
+  });
+
+  // 150 keys list 60 and count the rest, and past 8 a map's keys come in hash order: the key the
+  // mission asked about was among the 90 counted, unnamed. Named by the mission, it is listed first.
+  it.each([
+    ["Sum field_120 over the rows.", ":field_120", true],
+    ["Sum :field_120.", ":field_120", true],
+    ["Sum field_1200 and my_field_120.", ":field_120", false],
+  ])("lists the record keys the mission names first when not all fit (%s)", (mission, key, first) => {
+    const wide = Array.from({ length: 3 }, () => Object.fromEntries(Array.from({ length: 150 }, (_, k) => [`field_${k}`, k])));
+    const [line] = contextLines({ wide }, { sampleItems: 3, sampleChars: 80 }, reader(32), mission);
+    expect(line).toContain("(+90 more)");
+    expect(line.includes(`keys: ${key} `)).toBe(first);
   });
 });
 

@@ -18,8 +18,9 @@ export function tooLongToName(key: string, maxSourceChars: number): boolean {
 /**
  * One line per visible context key, in the context's key order, each read by `reader` (the run's
  * limits and clock). Throws a LispError for data that cannot cross (cyclic, too deep, too big, too slow).
+ * Record keys the `mission` names are listed first where not all fit (recordKeys).
  */
-export function contextLines(context: Readonly<Record<string, unknown>>, opts: Pick<RecordOptions, "sampleItems" | "sampleChars">, reader: ContextReader): string[] {
+export function contextLines(context: Readonly<Record<string, unknown>>, opts: Pick<RecordOptions, "sampleItems" | "sampleChars">, reader: ContextReader, mission?: string): string[] {
   const lines: string[] = [];
   // data/key must fit in a program's source, or no program can read the key.
   const { maxSourceChars } = reader.limits;
@@ -35,7 +36,7 @@ export function contextLines(context: Readonly<Record<string, unknown>>, opts: P
     }
     const value = reader.value(key, contextValue(context, key));
     const summary = describeValue(value, opts);
-    lines.push(`data/${key} ; ${typeLabel(summary)}, sample: ${summary.sample}${recordKeys(value, summary.sample)}`);
+    lines.push(`data/${key} ; ${typeLabel(summary)}, sample: ${summary.sample}${recordKeys(value, summary.sample, mission)}`);
   }
   return lines;
 }

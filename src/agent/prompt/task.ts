@@ -83,7 +83,7 @@ export interface TaskInput {
 
 /** The task message. Throws a LispError when a context value cannot cross into the program. */
 export function taskMessage(input: TaskInput): string {
-  const lines = contextLines(input.context, input.sample, input.reader);
+  const lines = contextLines(input.context, input.sample, input.reader, input.mission);
   return fill(template("task"), {
     data: lines.length > 0 ? lines.join("\n") : "(none)",
     mission: input.mission.trim(),
