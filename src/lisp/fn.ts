@@ -267,13 +267,15 @@ export class NativeFn extends Fn {
     private readonly impl: (args: Value[]) => Value,
     /** For tools: the call as suspendable code makes it, a promise of the result. */
     readonly start?: (args: Value[]) => Maybe,
+    /** Whether `impl` tells the marks what each result holds itself (memoize's cache keeps each answer's mark). */
+    private readonly tells = false,
   ) {
     super();
   }
   call(args: Value[]): Value {
     if (this.start !== undefined && run.suspendable) return startFromSync(this.start, args);
-    // What it holds (a bound argument, a constant, a cache) is out of the marks' sight: its result is told apart by the function's own mark.
-    return returned(this, this.impl(args));
+    // What it holds (a bound argument, a constant) is out of the marks' sight: its result is told apart by the function's own mark.
+    return this.tells ? this.impl(args) : returned(this, this.impl(args));
   }
 }
 

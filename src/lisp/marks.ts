@@ -159,6 +159,10 @@ const STRUCTURAL = new Set([
   // The one value they replace is computed by the function they are given, whose builtins mark it.
   ...["update", "update-in"],
 ]);
+/** Of those, the ones whose every argument is a key or value of the result, none a collection whose entries it copies in. */
+const OF_VALUES = new Set(["hash-map", "array-map", "sorted-map", "vector"]);
+/** Of those, the ones that add values as they are to the collection they are given first (`conj` onto a map copies a map's entries in). */
+const ADDS_VALUES = new Set(["assoc", "assoc-in", "conj"]);
 /**
  * Of those, the ones that take a string argument apart, or run a transducer: given a marked string
  * (its characters are pieces of it) or a transducer holding a mark (`(drop d)`, which chose the
@@ -187,6 +191,9 @@ const APART = 32;
 const CUTS = 64;
 const CUTS_SECOND = 128;
 const BOUNDS = 256;
+const VALUES = 512;
+const ADDS = 1024;
+const CONJ = 2048;
 function roleOf(name: string): number {
   return (
     (SELECTORS.has(name) ? SELECTOR : 0) |
@@ -197,7 +204,10 @@ function roleOf(name: string): number {
     (CUTTERS.has(name) ? CUTS : 0) |
     (PATTERN_FIRST.has(name) ? CUTS | CUTS_SECOND : 0) |
     (SHAPE_ONLY.has(name) ? SHAPE : 0) |
-    (BOUNDED.has(name) ? BOUNDS : 0)
+    (BOUNDED.has(name) ? BOUNDS : 0) |
+    (OF_VALUES.has(name) ? VALUES : 0) |
+    (ADDS_VALUES.has(name) ? ADDS : 0) |
+    (name === "conj" ? CONJ : 0)
   );
 }
 
@@ -507,6 +517,28 @@ function firstBelow(xs: readonly number[], x: number): number {
   let k = 0;
   while (k < xs.length && xs[k] >= x) k++;
   return k;
+}
+
+/**
+ * Whether a builtin that builds a collection holds its argument `i` as one of its values, as it is
+ * (`(assoc req :creds creds)`, `(vector region creds)`), rather than copying its entries in (the
+ * collection `conj` or `assoc` adds to, what `merge` or `into` pour in): a hidden collection held so
+ * keeps its own mark, as in a literal `{:creds creds}`, and its public neighbours stay shown (they
+ * were derived, and every equal string and small number of the evaluation hidden with them). Work
+ * in proportion to the arguments: a vector's added elements are its last ones.
+ */
+function heldAsIs(role: number, args: readonly Value[], i: number, r: Value): boolean {
+  if ((role & (VALUES | ADDS)) === 0 || (i === 0 && (role & VALUES) === 0)) return false;
+  const a = args[i];
+  const k = args[i - 1];
+  if (r instanceof Vec) {
+    if ((role & ADDS) !== 0 && (role & CONJ) === 0) return typeof k === "number" && r.get(k) === a;
+    for (let j = 1; j <= args.length && j <= r.size; j++) if (r.get(r.size - j) === a) return true;
+    return false;
+  }
+  if (isSet(r)) return (role & CONJ) !== 0 && r.has(a);
+  if (!isMap(r) || i === 0 || (role & CONJ) !== 0) return false;
+  return r.get(k) === a || (k instanceof Vec && r.getIn((k as Vec<Value>).toArray()) === a);
 }
 
 /** The mark of a value too deep, or made past too much marking, to tell whether it holds a marked one. */
@@ -929,7 +961,7 @@ export class Marks {
       this.derive(r, sorted);
       return r;
     }
-    if ((role & BUILDS) !== 0 && !args.some((a) => (a instanceof Vec || isMap(a) || isSet(a) || ((role & APART) !== 0 && typeof a === "string")) && this.originOf(a) !== undefined) && !((role & APART) !== 0 && args.some((a) => a instanceof Fn && this.find(a) !== undefined))) return r;
+    if ((role & BUILDS) !== 0 && !args.some((a, i) => (a instanceof Vec || isMap(a) || isSet(a) || ((role & APART) !== 0 && typeof a === "string")) && this.originOf(a) !== undefined && !heldAsIs(role, args, i, r)) && !((role & APART) !== 0 && args.some((a) => a instanceof Fn && this.find(a) !== undefined))) return r;
     let closure = false;
     for (const a of args) {
       if (a instanceof Fn && !(a instanceof Builtin)) closure = true;

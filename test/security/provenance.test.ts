@@ -282,6 +282,22 @@ describe("provenance: nothing derived from hidden context reaches a prompt", () 
     }
   });
 
+  // Each answer of its cache keeps its own mark: before, once it cached a hidden one, every answer
+  // was taken to be derived, and the small numbers in them hidden all over the evaluation.
+  it("a memoized function that cached a hidden answer gives a public one as it is, in a later turn too", async () => {
+    const programs = [
+      "(def m (memoize (fn [x] (if (= x 1) [5 6 7] (:token data/_creds)))))\n(m 2)\n(println (m 1) (conj [5 6 7] 8) (m 2))",
+      "(println (m 1) (conj [5 6 7] 8) (m 2))",
+      "(return :done)",
+    ];
+    for (const isolation of ["none", "worker"] as const) {
+      const agent = SubAgent.create({ prompt: "Find the customer.", maxTurns: programs.length });
+      const step = await SubAgent.run(agent, { llm: scriptedLlm(programs.map(code)), context: { _creds: { token: "K7Z2Q9-B3M8X4-W5R2" } }, isolation });
+      expect(step.ok).toBe(true);
+      for (const turn of [0, 1]) expect(step.trace.turns[turn].prints).toEqual(["[5 6 7] [5 6 7 8] <hidden string from data/_creds :token>"]);
+    }
+  });
+
   // The cache changes after the definition: the turn that fills it defines nothing (or fails), so
   // no definition of that turn records what it took in.
   it("a memoized function defined before it met hidden context hides what its cache answers in a later turn", async () => {

@@ -207,7 +207,8 @@ function memoize(f: Value): Value {
     else b.push(entry);
     size++;
     return value;
-  });
+    // Each answer keeps its own mark (stored, recalled): a hidden one cached marks none of the others.
+  }, undefined, true);
   return memo;
 }
 
