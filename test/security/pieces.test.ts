@@ -16,6 +16,17 @@ import { resumeRun, saveRun } from "../../src/agent/resume.js";
 import { runStateFromJson, runStateToJson } from "../../src/trace/run-state.js";
 
 const code = (body: string): string => "```clojure\n" + body + "\n```";
+
+/** Each row's program, run in both isolations over `ctx`, prints the row's text (stand-ins shown). */
+function printsInBoth(ctx: Readonly<Record<string, unknown>>, rows: ReadonlyArray<readonly [string, string]>): void {
+  it.each(rows)("%s", async (program, shown) => {
+    for (const isolation of ["none", "worker"] as const) {
+      const r = await evaluate(program, { ctx, isolation });
+      expect(r.ok, r.ok ? "" : r.error.message).toBe(true);
+      expect(showStandIns(r.prints.join("\n"))).toBe(shown);
+    }
+  });
+}
 const TOKEN = "K7Z2Q9-B3M8X4-W5R2";
 
 // Each prints the token (or a 4+ character run of it) rebuilt from pieces of 1 or 2 characters.
@@ -832,29 +843,7 @@ describe("booleans and nil of hidden context", () => {
     ["(println (if data/_flag [true false nil] :off) (:beta {:beta true}))", "[true false nil] true"],
     ['(println (= data/_tok "x") (empty? data/_list))', "false true"],
   ];
-  it.each(ROWS)("%s", async (program, shown) => {
-    for (const isolation of ["none", "worker"] as const) {
-      const r = await evaluate(program, { ctx, isolation });
-      expect(r.ok, r.ok ? "" : r.error.message).toBe(true);
-      expect(showStandIns(r.prints.join("\n"))).toBe(shown);
-    }
-  });
-
-  // A careless host whose public data shares its hidden credentials (the same object under a public
-  // key): public context holding a hidden text of 8+ characters whole is no public collection, so
-  // the token showed wherever the program printed the public copy, read or not.
-  it("public context that holds a hidden text whole is not public", async () => {
-    const creds = { token: "K7Z2Q9-B3M8X4-W5R2", plan: "pro" };
-    const shared = { _creds: creds, profile: { name: "ann", creds }, plans: ["free", "pro", "team"] };
-    for (const isolation of ["none", "worker"] as const) {
-      for (const program of ["(println data/profile)", "(def t (:token data/_creds))\n(println data/profile)", "(println (mapv str (vals (:creds data/profile))))"]) {
-        const r = await evaluate(program, { ctx: shared, isolation });
-        expect(showStandIns(r.prints.join("\n")), `${isolation}: ${program}`).not.toContain("K7Z2");
-      }
-      const r = await evaluate("(def t (:token data/_creds))\n(println data/plans (:name data/profile))", { ctx: shared, isolation });
-      expect(showStandIns(r.prints.join("\n"))).toBe('["free" "pro" "team"] ann');
-    }
-  });
+  printsInBoth(ctx, ROWS);
 });
 
 // A public collection of the context, or one the program writes, holds public values only, whatever hidden ones they equal:
@@ -874,11 +863,21 @@ describe("public context beside hidden context", () => {
     // Equal to a hidden value, and computed from one: hidden as before.
     ["(println (filterv #(= % (:plan data/_user)) data/plans) (clojure.string/upper-case (:plan data/_user)))", "[<hidden string from data/_user :plan>] <hidden string derived from data/_user>"],
   ];
-  it.each(ROWS)("%s", async (program, shown) => {
+  printsInBoth(ctx, ROWS);
+
+  // A careless host whose public data shares its hidden credentials (the same object under a public
+  // key): public context holding a hidden text of 8+ characters whole is no public collection, so
+  // the token showed wherever the program printed the public copy, read or not.
+  it("public context that holds a hidden text whole is not public", async () => {
+    const creds = { token: "K7Z2Q9-B3M8X4-W5R2", plan: "pro" };
+    const shared = { _creds: creds, profile: { name: "ann", creds }, plans: ["free", "pro", "team"] };
     for (const isolation of ["none", "worker"] as const) {
-      const r = await evaluate(program, { ctx, isolation });
-      expect(r.ok, r.ok ? "" : r.error.message).toBe(true);
-      expect(showStandIns(r.prints.join("\n"))).toBe(shown);
+      for (const program of ["(println data/profile)", "(def t (:token data/_creds))\n(println data/profile)", "(println (mapv str (vals (:creds data/profile))))"]) {
+        const r = await evaluate(program, { ctx: shared, isolation });
+        expect(showStandIns(r.prints.join("\n")), `${isolation}: ${program}`).not.toContain("K7Z2");
+      }
+      const r = await evaluate("(def t (:token data/_creds))\n(println data/plans (:name data/profile))", { ctx: shared, isolation });
+      expect(showStandIns(r.prints.join("\n"))).toBe('["free" "pro" "team"] ann');
     }
   });
 });
