@@ -34,9 +34,10 @@ export function sentBackSearch(ctx: Context, limits: Limits, marks: () => Marks,
   const sources = [ctx, ...callers];
   const caches = [cache, ...callers.map(() => new Map<string, Value>())];
   // Each hidden key's search as the first answer found the context, and as it is now when a tool
-  // renewed the key's texts in place since (`renewed`): both are searched.
+  // renewed the key's texts in place since (`renew`): both are searched.
   let context: KeySearch[] | undefined;
-  let small = false;
+  // Per source, the keys a tool renewed in place or added since the last answer (renewedKeys), where its hidden context is small.
+  let changes: ReadonlyArray<(() => readonly string[]) | undefined> = [];
   // The place of each text in `Marks.handed`, searched apart: they are the run's, the context's texts the host's.
   const handedSearch = new HiddenSearch<number>();
   let handedIndexed = 0;
@@ -58,10 +59,10 @@ export function sentBackSearch(ctx: Context, limits: Limits, marks: () => Marks,
   return (result, message, whole = false) => {
     const find = <T>(search: HiddenSearch<T>): Set<readonly [string, T]> => (whole && result !== undefined ? search.findWhole(result) : search.find(result, message));
     if (context === undefined) {
-      context = sources.flatMap((from, at) => Object.keys(from).filter(isHiddenKey).map((k) => keySearch(from, at, k)));
-      small = context.reduce((n, { search }) => n + search.size, 0) <= RENEWED_TEXTS;
-    } else if (small) {
-      renewed(sources, context);
+      const built = (context = sources.flatMap((from, at) => Object.keys(from).filter(isHiddenKey).map((k) => keySearch(from, at, k))));
+      changes = sources.map((from, at) => renewedKeys(from, new Map(built.filter((e) => e.at === at).map((e) => [e.k, e.texts]))));
+    } else {
+      for (let at = 0; at < changes.length; at++) for (const k of changes[at]?.() ?? NO_KEYS) renew(context, sources[at], at, k);
     }
     let back: SentBack[] | undefined;
     const handed = marks().handed;
@@ -123,17 +124,12 @@ const NO_KEYS: readonly string[] = [];
  * The hidden keys of `ctx` a tool renews in place while a program runs, for the worker mode's
  * host to send with each answer (its worker searches, and reads, a copy of the context): a
  * function telling the keys whose texts changed since it was last called. None when the hidden
- * context holds over RENEWED_TEXTS texts, read once per evaluation as in process.
+ * context holds over RENEWED_TEXTS texts, read once per evaluation as in process. `held`: each
+ * hidden key's texts as the caller read them already.
  */
-export function renewedKeys(ctx: Context): (() => readonly string[]) | undefined {
-  const held = new Map<string, readonly string[]>();
+export function renewedKeys(ctx: Context, held: Map<string, readonly string[]> = hiddenTextsByKey(ctx)): (() => readonly string[]) | undefined {
   let n = 0;
-  for (const k of Object.keys(ctx)) {
-    if (!isHiddenKey(k)) continue;
-    const texts = textsOf(valueOf(ctx, k));
-    held.set(k, texts);
-    n += texts.length;
-  }
+  for (const texts of held.values()) n += texts.length;
   if (held.size === 0 || n > RENEWED_TEXTS) return undefined;
   return () => {
     let changed: string[] | undefined;
@@ -151,33 +147,28 @@ export function renewedKeys(ctx: Context): (() => readonly string[]) | undefined
 
 const sameTexts = (a: readonly string[], b: readonly string[]): boolean => a.length === b.length && a.every((t, i) => t === b[i]);
 
-/** A hidden key's search as the first answer found it, and as the context holds it now. */
+/** A hidden key's search as the first answer found it (with its texts then), and as the context holds it now. */
 interface KeySearch {
   at: number;
   k: string;
-  texts: readonly string[];
+  readonly texts: readonly string[];
   first: HiddenSearch<string>;
   search: HiddenSearch<string>;
 }
 
-/** Brings each hidden key's search up to the texts the context holds now, and adds keys a tool added. */
-function renewed(sources: readonly Context[], context: KeySearch[]): void {
-  for (let at = 0; at < sources.length; at++) {
-    for (const k of Object.keys(sources[at])) {
-      if (!isHiddenKey(k)) continue;
-      const entry = context.find((e) => e.at === at && e.k === k);
-      if (entry === undefined) {
-        context.push(keySearch(sources[at], at, k));
-        continue;
-      }
-      const v = valueOf(sources[at], k);
-      const texts = textsOf(v);
-      if (!sameTexts(texts, entry.texts)) {
-        entry.texts = texts;
-        entry.search = searchOf(v, k, texts);
-      }
-    }
-  }
+/** Each hidden key's texts as the context holds them now. */
+function hiddenTextsByKey(ctx: Context): Map<string, readonly string[]> {
+  const held = new Map<string, readonly string[]>();
+  for (const k of Object.keys(ctx)) if (isHiddenKey(k)) held.set(k, textsOf(valueOf(ctx, k)));
+  return held;
+}
+
+/** A key a tool renewed in place, or added, since the last answer: searched for as the context holds it now, and a renewed one as it was first found too. */
+function renew(context: KeySearch[], from: Context, at: number, k: string): void {
+  const now = keySearch(from, at, k);
+  const entry = context.find((e) => e.at === at && e.k === k);
+  if (entry === undefined) context.push(now);
+  else entry.search = now.search;
 }
 
 /**
