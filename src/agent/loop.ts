@@ -8,7 +8,7 @@ import { defaultViewOptions, resolveViewOptions, type ViewInput, type ViewOption
 import { createMeter, outputTokens, requestPrice, sentPrompt, type Meter } from "../compaction/measure.js";
 import { lookupPrice, type ModelPrice } from "../compaction/prices.js";
 import type { Json } from "../compaction/types.js";
-import { ABORTED, ContextReader, contextValue, isAbortSignal, isHiddenKey, readableContext, sentBackSearch, UNLISTED_CONTEXT, defaultLimits, type ErrorInfo, MAX_TIMER_MS, evaluate, type HandedText, type Limits, Marks, type Memory, print, resolveLimits, showStandIns, showStandInsIn, toHost, type ToolCallRecord, unlessAborted, type Value } from "../lisp/index.js";
+import { ABORTED, ContextReader, contextValue, isAbortSignal, isHiddenKey, publicShown, readableContext, sentBackSearch, UNLISTED_CONTEXT, defaultLimits, type ErrorInfo, MAX_TIMER_MS, evaluate, type HandedText, type Limits, Marks, type Memory, print, resolveLimits, showStandIns, showStandInsIn, toHost, type ToolCallRecord, unlessAborted, type Value } from "../lisp/index.js";
 import { isTokenCount } from "../llm/args.js";
 import type { Llm, LlmUsage } from "../llm/types.js";
 import { DEFAULT_MAX_PRINT_CHARS, renderFeedback } from "../trace/feedback.js";
@@ -323,7 +323,8 @@ class AgentRun {
     if (this.run.deadlineMs !== undefined && !positiveNumber(this.run.deadlineMs)) return `deadlineMs must be a positive number, got ${String(this.run.deadlineMs)}`;
     if (this.run.tokenBudget !== undefined && !positiveNumber(this.run.tokenBudget)) return `tokenBudget must be a positive number, got ${String(this.run.tokenBudget)}`;
     // The prompt reads the context as the first program would: within its limits and its time.
-    const reader = new ContextReader(resolveLimits(this.limits().limits));
+    const limits = resolveLimits(this.limits().limits);
+    const reader = new ContextReader(limits, undefined, publicShown(context, limits, this.callerHidden().callerHidden));
     const mission = expandMission(this.agent.prompt, context, reader);
     if (!mission.ok) return mission.message;
     try {

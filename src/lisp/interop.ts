@@ -478,9 +478,11 @@ export class ContextReader {
   private readonly deadline: number;
   private readonly values = new Map<string, Value>();
 
+  /** `shown` gives a value as a prompt shows it, when the run has hidden context (`publicShown`). */
   constructor(
     readonly limits: Limits,
     private readonly now: () => number = defaultClock,
+    private readonly shown?: (v: Value) => Value,
   ) {
     this.deadline = now() + limits.timeoutMs;
   }
@@ -495,9 +497,15 @@ export class ContextReader {
     return v;
   }
 
+  /** data/key's value as a prompt shows it: as the program prints it, hidden texts it shares with hidden context as stand-ins. */
+  prompted(key: string, x: unknown): Value {
+    const v = this.value(key, x);
+    return this.shown === undefined ? v : this.shown(v);
+  }
+
   /** data/key as text in a prompt: a string as it is, any other value as EDN, within the string limit. */
   show(key: string, x: unknown): string {
-    const v = this.value(key, x);
+    const v = this.prompted(key, x);
     if (typeof v === "string") return v;
     const budget = this.budget(key);
     try {

@@ -7,7 +7,7 @@
 // searches its output check's message. Each hidden key quoted is read then and marked.
 import { Budget, contextValue, toLisp } from "./interop.js";
 import type { Limits } from "./limits.js";
-import { HiddenSearch, hiddenTexts, isHiddenKey, type Marks, type Origin, type SentBack } from "./marks.js";
+import { HiddenSearch, hiddenTexts, isHiddenKey, Marks, meetsHidden, type Origin, type SentBack } from "./marks.js";
 import type { Value } from "./values.js";
 
 type Context = Readonly<Record<string, unknown>>;
@@ -19,6 +19,20 @@ type Context = Readonly<Record<string, unknown>>;
 export type SentBackSearch = (result: Value | undefined, message?: string, whole?: boolean) => readonly SentBack[];
 
 const NOTHING: readonly SentBack[] = [];
+
+/**
+ * Public context as a prompt shows it (ContextReader's `shown`), when the run may meet hidden
+ * context: a value holding a hidden text of 8+ characters whole (a host's public data sharing its
+ * hidden credentials) with its hidden parts as stand-ins, as the program prints it (its reads mark
+ * it so, evaluate's dataHost); any other as it is. Before, the task message's sample and a filled
+ * {{placeholder}} showed the token the program's own print of the same key hid.
+ */
+export function publicShown(ctx: Context, limits: Limits, callers: readonly Context[] = []): ((v: Value) => Value) | undefined {
+  if (!meetsHidden(ctx, new Map(), callers)) return undefined;
+  const marks = new Marks();
+  const search = sentBackSearch(ctx, limits, () => marks, new Map(), callers);
+  return (v) => (search(v, undefined, true).length === 0 ? v : marks.hide(v));
+}
 
 /**
  * A search of answers for the texts of the hidden keys of `ctx` and of `callers` (the hidden

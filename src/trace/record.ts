@@ -41,6 +41,18 @@ export function describeValue(v: Value, opts: Pick<RecordOptions, "sampleItems" 
   return out;
 }
 
+/** describeValue of `shown`, what a prompt shows of `v` (its hidden parts stand-ins), with the stand-ins shown. */
+export function describeShown(v: Value, shown: Value, opts: Pick<RecordOptions, "sampleItems" | "sampleChars">, forSummary = false): ValueSummary {
+  const d = describeValue(shown, opts, forSummary);
+  d.sample = showStandIns(d.sample);
+  if (typeof shown === "string" && shown !== v) {
+    // Shown whole as a stand-in: neither its size nor its sample.
+    d.type = typeName(v);
+    delete d.size;
+  }
+  return d;
+}
+
 /**
  * Records looked at for the lists under a path (a collection's own records are all looked at: see
  * keysOf), and keys listed before the rest are counted.
@@ -339,13 +351,7 @@ export class Recorder {
     const kind = entry.value instanceof Fn ? "function" : "value";
     const full = kind === "function" ? undefined : printSample(v, { maxItems: Infinity, maxChars: this.options.ednBudget, maxDepth: Infinity });
     // Too big to keep whole: summaries have no EDN to read back and show this sample, so it is theirs.
-    const d: DefinitionTrace = { name, kind, ...describeValue(v, this.options, full?.truncated === true) };
-    d.sample = showStandIns(d.sample);
-    if (typeof v === "string" && v !== entry.value) {
-      // Shown whole as a stand-in: neither its size nor its sample.
-      d.type = typeName(entry.value);
-      delete d.size;
-    }
+    const d: DefinitionTrace = { name, kind, ...describeShown(entry.value, v, this.options, full?.truncated === true) };
     if (entry.doc !== undefined) d.doc = entry.doc;
     if (entry.value instanceof Fn) {
       const params = entry.value.paramLists();

@@ -9,6 +9,7 @@ import { SubAgent } from "../../src/agent/subagent.js";
 import { tool } from "../../src/agent/tools.js";
 import { scriptedLlm } from "../../src/llm/scripted.js";
 import { STAND_IN_CLOSE, STAND_IN_OPEN } from "../../src/lisp/marks.js";
+import { fragments } from "../support/hidden.js";
 
 const code = (body: string): string => "```clojure\n" + body + "\n```";
 
@@ -87,6 +88,30 @@ describe("hidden context in prompts", () => {
     const step = await SubAgent.run(SubAgent.create({ prompt }), { llm: scriptedLlm([code("(return :done)")]), context });
     expect(step.fail).toMatchObject({ reason: "invalid_input", message: expect.stringContaining("data/token is a getter that throws, which cannot cross into the program") });
     expect(runToJson(step)).not.toContain("s3cr3t");
+  });
+
+  // A careless host whose public data shares its hidden credentials (the same object under a
+  // public key, or the token again): the program prints the public copy with stand-ins (pieces
+  // test), but the task message's sample of it and a {{placeholder}} filled from it showed the
+  // token in the first prompt, and the trace kept it.
+  it.each([false, true])("shows hidden texts that public context shares as the program prints them: stand-ins (compressHistory %s)", async (compressHistory) => {
+    const TOKEN = "K7Z2Q9-B3M8X4-W5R2";
+    const creds = { token: TOKEN, plan: "pro" };
+    const context = { _creds: creds, profile: { name: "ann", creds }, token: TOKEN, plans: ["free", "pro"] };
+    const agent = SubAgent.create({ prompt: "Check {{profile}} with {{token}}.", maxTurns: 2 });
+    const llm = scriptedLlm([code("(println data/profile data/token)"), code("(return :done)")]);
+    const step = await SubAgent.run(agent, { llm, context, compressHistory, isolation: "none" });
+    expect(step.ok).toBe(true);
+    const first = llm.requests[0].messages.map((m) => m.content).join("\n");
+    const shown = '{:name "ann" :creds {:token <hidden string from data/_creds :token> :plan <hidden string from data/_creds :plan>}}';
+    // The sample is cut at its budget; a value shown whole as a stand-in has no size, as a definition's.
+    expect(first).toContain('data/profile ; map[2], sample: {:name "ann" :creds {:token <hidden string from data/_creds :token> :plan ...}}\ndata/token ; string, sample: <hidden string from data/_creds :token>');
+    expect(first).toContain(`Check ${shown} with <hidden string from data/_creds :token>.`);
+    // Public data holding no hidden text whole is shown as it is.
+    expect(first).toContain('data/plans ; vector[2], sample: ["free" "pro"]');
+    // What the program printed of the same keys.
+    expect(step.trace.turns[0].prints).toEqual([`${shown} <hidden string from data/_creds :token>`]);
+    for (const text of [...llm.requests.flatMap((r) => r.messages.map((m) => m.content)), runToJson(step)]) for (const f of fragments([TOKEN])) expect(text).not.toContain(f);
   });
 
   it("leaves prompts untouched when nothing is hidden", async () => {

@@ -1,7 +1,7 @@
 // Context keys → prompt lines: `data/products ; vector[7], sample: [{:name "Laptop" ...} ...]`.
 // Keys starting with `_` are readable by programs but never shown to the LLM.
 import { type ContextReader, contextValue, isHiddenKey, isSymbolName, shownName } from "../../lisp/index.js";
-import { describeValue, recordKeys, typeLabel, type RecordOptions } from "../../trace/record.js";
+import { describeShown, recordKeys, typeLabel, type RecordOptions } from "../../trace/record.js";
 
 export { isHiddenKey };
 
@@ -34,9 +34,11 @@ export function contextLines(context: Readonly<Record<string, unknown>>, opts: P
       lines.push(`; context key ${quotedKey(key)} cannot be read: it is not a valid name after data/`);
       continue;
     }
-    const value = reader.value(key, contextValue(context, key));
-    const summary = describeValue(value, opts);
-    lines.push(`data/${key} ; ${typeLabel(summary)}, sample: ${summary.sample}${recordKeys(value, summary.sample, mission)}`);
+    const x = contextValue(context, key);
+    const value = reader.value(key, x);
+    const shown = reader.prompted(key, x);
+    const summary = describeShown(value, shown, opts);
+    lines.push(`data/${key} ; ${typeLabel(summary)}, sample: ${summary.sample}${recordKeys(shown, summary.sample, mission)}`);
   }
   return lines;
 }

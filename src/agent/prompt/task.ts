@@ -1,6 +1,6 @@
 // The first user message: the run's visible input data and the mission, whose
 // {{placeholders}} are filled from the context. Hidden (`_`) keys never appear in it.
-import { ContextReader, contextValue, defaultLimits, keywordText } from "../../lisp/index.js";
+import { ContextReader, contextValue, defaultLimits, keywordText, showStandIns } from "../../lisp/index.js";
 import { renderTurnLine } from "../../trace/feedback.js";
 import type { RecordOptions } from "../../trace/record.js";
 import { contextLines, isHiddenKey } from "./context.js";
@@ -51,7 +51,7 @@ export function expandMission(prompt: string, context: Readonly<Record<string, u
       // Read as a program reads it: a getter that throws is refused without its message, which may quote a secret.
       const value = Object.hasOwn(context, key) ? contextValue(context, key) : undefined;
       if (value === undefined) return { ok: false, message: `the prompt uses {{${key}}}, but the context has no key "${key}"` };
-      shown.set(key, reader.show(key, value));
+      shown.set(key, showStandIns(reader.show(key, value)));
     }
   } catch (e) {
     return { ok: false, message: `a context value used in the prompt cannot be shown: ${(e as { message?: string }).message ?? String(e)}` };
