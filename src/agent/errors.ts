@@ -42,7 +42,7 @@ const MAX_ISSUES = 8;
 // A map with thousands of extra keys would otherwise fill the feedback with their names.
 const MAX_KEYS = 8;
 
-/** The most of a host-written text (a tool's error, an output check's issue) shown to a model: a host may throw megabytes. */
+/** The most of a host-written text (an output check's issue) shown to a model: a host may throw megabytes. A tool's error is the interpreter's to cut (toolMessage), after hiding as here. */
 const MAX_HOST_CHARS = 500;
 
 /** `text` cut to MAX_HOST_CHARS at a character boundary, marked "…". */

@@ -638,8 +638,8 @@ class AgentRun {
     // The issues name the value's keys and may quote it (a host's own message), rewritten too, as
     // a tool's message may quote its arguments: hidden ones are stand-ins. A host's message may
     // quote hidden context the program never read too (its check reads the vault): searched for
-    // as a tool's message is. Then cut as a tool's error is, after hiding, so that no cut leaves
-    // a piece of a hidden value unrecognized.
+    // as a tool's message is. Then cut, after hiding (as the interpreter cuts a tool's error), so
+    // that no cut leaves a piece of a hidden value unrecognized.
     const hiding = marks ?? new Marks();
     const back = sentBackSearch(this.context, resolveLimits(this.options.limits), () => hiding, new Map(), this.callerHidden().callerHidden)(undefined, message);
     const shown = (thrown ? shortMessage : shortIssues)(showStandIns(hiding.hideEchoes(lisp, hiding.hideText(message, true), back)));

@@ -7,7 +7,7 @@ import { boxed, type CallAnswer, limitThrown, MAX_TIMER_MS, ours, recordedLimit,
 import { maskSecrets } from "../llm/retry.js";
 import { isObjectArg, kindOf } from "../llm/args.js";
 import type { ApprovalGate, NeedsApproval } from "./approval.js";
-import { AgentDefinitionError, describeIssues, shortMessage } from "./errors.js";
+import { AgentDefinitionError, describeIssues } from "./errors.js";
 import { errorText } from "../llm/errors.js";
 import { unwritable } from "./prompt/shape.js";
 import type { RunScope } from "./types.js";
@@ -280,11 +280,14 @@ function isRefusal(e: unknown): boolean {
 
 const NO_KEYS: readonly string[] = [];
 
-// A tool may throw anything, an Error whose message getter throws or a Proxy included.
+// A tool may throw anything, an Error whose message getter throws or a Proxy included. Its
+// message, and the checks' below, are cut by the interpreter after it hides what they quote of
+// hidden context (toolMessage): cut here first, a quote of it the cut left 4-7 characters of was
+// no quote any more, and showed.
 function messageOf(e: unknown): string {
   // What a client library's error quotes may hold a credential the tool never meant to show
   // (fetch refuses a URL with a password by quoting it): masked as an LLM client's errors are.
-  return shortMessage(maskSecrets(errorText(e, "the tool failed"), NO_KEYS));
+  return maskSecrets(errorText(e, "the tool failed"), NO_KEYS);
 }
 
 /**
@@ -357,7 +360,7 @@ export class ToolSession {
     const timeoutMs = t.timeoutMs ?? this.options.defaultTimeoutMs;
     const limit: CallLimit = { timeoutMs, due: timeoutMs <= MAX_TIMER_MS ? Date.now() + timeoutMs : Infinity };
     const parsed = await this.bounded(limit, () => parseOwn(t.input, raw), signal);
-    if (!parsed.success) throw new ToolFailure(shortMessage(`invalid arguments: ${describeIssues(parsed.error, raw).join("; ")}`));
+    if (!parsed.success) throw new ToolFailure(`invalid arguments: ${describeIssues(parsed.error, raw).join("; ")}`);
     // Counted after the check's await, with nothing awaited between reading and counting: calls
     // made at once (pmap) each see the others'.
     const used = this.callCount(name);
@@ -405,7 +408,7 @@ export class ToolSession {
     if (t.output === undefined || t.checkOutput === false) return result;
     const output = t.output;
     const checked = await this.bounded(limit, () => output.safeParseAsync(result), signal);
-    if (!checked.success) throw new ToolFailure(shortMessage(`the tool returned a result that does not match its declared output: ${describeIssues(checked.error, result).join("; ")}`));
+    if (!checked.success) throw new ToolFailure(`the tool returned a result that does not match its declared output: ${describeIssues(checked.error, result).join("; ")}`);
     return checked.data;
   }
 

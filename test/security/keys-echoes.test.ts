@@ -149,6 +149,32 @@ describe.each(["none", "worker"] as const)("a tool's error quoting its short hid
   });
 });
 
+// A tool's message was cut at 500 characters before the interpreter hid what it quotes: a quote of
+// hidden context (whole, the kind a message is searched for) that the cut left 4 to 7 characters
+// of ("… session for K7Z2Q9-…") was no quote any more, and showed. Cut after hiding, as the output
+// check's message is. The host's tool quotes the token it holds, given it or not.
+describe.each(["none", "worker"] as const)("a long tool message whose cut falls in a quote of hidden context (isolation %s)", (isolation) => {
+  const rev = (t: string): string => [...t].reverse().join("");
+  it.each([
+    ["quoting it", (t: string) => t],
+    ["quoting it lower-cased", (t: string) => t.toLowerCase()],
+    ["quoting it reversed", rev],
+  ])("%s shows a stand-in, wherever the cut falls", async (_what, form) => {
+    for (let pad = 472; pad <= 484; pad += 2) {
+      const session = tool({ description: "Opens a session.", input: z.object({ user: z.string() }), run: () => Promise.reject(new Error(`${"x".repeat(pad)} session for ${form(TOKEN)} expired`)) });
+      const programs = ["(println (try (tool/session {:user (:token data/_creds)}) (catch e (ex-message e))))", '(println (try (tool/session {:user "ann"}) (catch e (ex-message e))))', "(return :done)"];
+      const agent = SubAgent.create({ prompt: "Open a session.", tools: { session }, maxTurns: 3 });
+      const llm = scriptedLlm(programs.map(code));
+      const events: unknown[] = [];
+      const step = await SubAgent.run(agent, { llm, context: CONTEXT, isolation, onEvent: (e) => void events.push(e.type === "run-finish" ? null : e) });
+      expect(step.ok).toBe(true);
+      expect(step.trace.turns[0].prints[0]).toContain("<hidden string");
+      expectClean(llm.requests.flatMap((r) => r.messages.map((m) => m.content)).join("\n"), `prompts, pad ${pad}`);
+      expectClean(traceToJson(step.trace) + JSON.stringify(events), `trace and events, pad ${pad}`);
+    }
+  });
+});
+
 describe("keys of a hidden map stay hidden", () => {
   const PROGRAMS = [
     "(println data/_users)",
