@@ -152,6 +152,19 @@ describe.concurrent("ptc eval", () => {
     expect(e.stderr).not.toMatch(/[\uE000\uE001]/);
   });
 
+  // A failure's reason is reported as an agent's run reports it (step.fail), its hidden values
+  // stand-ins: `fail: "bad K7Z2Q9-B3M8X4"` went to stderr beside a println that showed a stand-in.
+  it.each([
+    [[], '(fail (str "bad " data/_tok))', "fail: <hidden string derived from data/_tok>\n"],
+    [[], "(fail {:why :expired :tok data/_tok})", "fail: {:why :expired :tok <hidden string from data/_tok>}\n"],
+    [["--json"], "(fail {:why :expired :tok data/_tok})", 'fail: {"why":"expired","tok":"<hidden string from data/_tok>"}\n'],
+  ])("shows a failure's reason computed from hidden context as stand-ins (%j %s)", async (flags, program, stderr) => {
+    for (const isolation of ["none", "worker"]) {
+      const r = await ptc(["eval", ...flags, "--isolation", isolation, "-e", program, "--ctx", '{"_tok": "K7Z2Q9-B3M8X4"}']);
+      expect(r).toEqual({ code: 1, stdout: "", stderr });
+    }
+  });
+
   it("prints println output on stdout before the value", async () => {
     const r = await ptc(["eval", "-e", '(println "a" 1) (println "b") :done']);
     expect(r.stdout).toBe("a 1\nb\n:done\n");

@@ -5,7 +5,7 @@ import { fstatSync } from "node:fs";
 import { parseArgs, type ParseArgsConfig } from "node:util";
 import { type ReadLimit, readStreamText, readText, TextInputError } from "../json/text-input.js";
 import { forStream, forTerminal } from "./output.js";
-import { Budget, contextJsonProblem, defaultLimits, type EvalResult, evaluate, formatError, isMap, isSet, type Limits, ours, parseContextJson, print, printSample, showStandIns, toHost, type Value, Vec } from "../lisp/index.js";
+import { Budget, contextJsonProblem, defaultLimits, type EvalResult, evaluate, formatError, isMap, isSet, type Limits, ours, parseContextJson, print, printSample, showStandIns, showStandInsIn, toHost, type Value, Vec } from "../lisp/index.js";
 
 /** Where a command writes; the CLI passes the process streams, tests can pass buffers. */
 export interface Io {
@@ -225,17 +225,22 @@ export function report(r: EvalResult, io: Io, json = false, preview?: Preview): 
     io.stderr.write(forStream(io.stderr, showStandIns(formatError(r.error)) + "\n"));
     return 1;
   }
+  // A failure's reason is reported as an agent's run reports it (step.fail): hidden values as stand-ins. A value is the host's.
+  const failed = r.outcome === "fail";
+  const lisp = failed && r.marks !== undefined ? r.marks.hide(r.lisp) : r.lisp;
   let plain = r.value;
   if (json) {
     // JSON keys are strings: converted as a tool's arguments are, so two keys that become one
     // (:a and "a") fail instead of one value silently replacing the other. The result already
     // crossed within the run's limits once, so this walk needs none of its own.
     try {
-      plain = toHost(r.lisp, Infinity, new Budget(UNBOUNDED), true);
+      plain = toHost(lisp, Infinity, new Budget(UNBOUNDED), true);
+      // JSON strings, as step.fail.details holds them.
+      if (lisp !== r.lisp) plain = showStandInsIn(plain);
     } catch (e) {
-      const lisp = ours(e);
-      if (lisp === null || !("message" in lisp)) throw e;
-      io.stderr.write(`ptc eval: the result cannot be written as JSON: ${lisp.message}; run without --json to print it\n`);
+      const own = ours(e);
+      if (own === null || !("message" in own)) throw e;
+      io.stderr.write(`ptc eval: the result cannot be written as JSON: ${own.message}; run without --json to print it\n`);
       return 1;
     }
     const unwritable = nonFiniteAt(plain);
@@ -244,10 +249,10 @@ export function report(r: EvalResult, io: Io, json = false, preview?: Preview): 
       return 1;
     }
   }
-  const text = json ? JSON.stringify(plain ?? null) : preview ? previewOf(r.lisp, preview) : print(r.lisp);
+  const text = json ? JSON.stringify(plain ?? null) : preview ? previewOf(lisp, preview) : print(lisp);
   // Printed and JSON text escape C0 controls but not C1 (CSI, U+009B, starts the same sequences as ESC [).
-  if (r.outcome === "fail") {
-    io.stderr.write(forStream(io.stderr, `fail: ${text}\n`));
+  if (failed) {
+    io.stderr.write(forStream(io.stderr, `fail: ${showStandIns(text)}\n`));
     return 1;
   }
   io.stdout.write(forStream(io.stdout, text + "\n"));
