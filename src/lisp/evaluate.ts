@@ -320,10 +320,14 @@ function dataHost(given: EvaluateOptions["ctx"], limits: Limits, marks: Marks | 
         // Marking it spends the run's fuel and clock too (after the commit, which sets the fuel).
         if (marks !== null) {
           if (isHiddenKey(k)) marks.hidden(k, v);
-          // Public context holding a hidden text of 8+ characters whole (a host's public data sharing
-          // its hidden credentials) is not noted as public: what it holds is read and marked, and it
-          // is marked part by part, as an equal value is.
-          else if (search === null || search(v, undefined, true).length === 0) marks.public(v);
+          else {
+            // Public context holding a hidden text of 8+ characters whole (a host's public data sharing
+            // its hidden credentials) is not noted as public: what it holds is read and marked, and it
+            // is marked part by part, as an equal value is.
+            const found = search === null ? NOTHING_SENT_BACK : search(v, undefined, true);
+            if (found.length === 0) marks.public(v);
+            else marks.shared(v, found);
+          }
         }
         cache.set(k, v);
       }

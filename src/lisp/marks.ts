@@ -617,6 +617,32 @@ export class Marks {
     if (v !== null && typeof v === "object") this.publicPart(v);
   }
 
+  /**
+   * Marks what public context `v` holds of hidden context whole (`found`: the texts the search of
+   * it found, whose hidden keys the search read and marked). Its strings are marked by value so,
+   * but a keyword is not: the public copy printed `{:K7Z2Q9-B3M8X4-W5R2 {...}}` (sessions keyed
+   * by the token). One a found text names is marked, unless it reads as a field name, as a hidden
+   * map's key is (placeKey).
+   */
+  shared(v: Value, found: readonly SentBack[]): void {
+    const names = new Map<string, Origin>();
+    for (const [text, o] of found) if (typeof text === "string" && !isFieldName(text)) names.set(text, o);
+    if (names.size === 0) return;
+    const seen = new Set<object>();
+    const walk = (x: Value, depth: number): void => {
+      if (x === null || typeof x !== "object" || depth > 64 || seen.has(x)) return;
+      seen.add(x);
+      if (x instanceof Keyword) {
+        const o = names.get(x.name);
+        if (o !== undefined && !this.objs.has(x)) this.named(x, o);
+        return;
+      }
+      const kids = children(x);
+      if (kids !== null) for (const k of kids) walk(k, depth + 1);
+    };
+    walk(v, 0);
+  }
+
   private publicPart(v: object): void {
     if ((v instanceof Vec || isMap(v) || isSet(v)) && !this.holds.has(v)) this.holds.set(v, PUBLIC);
   }

@@ -31,7 +31,12 @@ export function publicShown(ctx: Context, limits: Limits, callers: readonly Cont
   if (!meetsHidden(ctx, new Map(), callers)) return undefined;
   const marks = new Marks();
   const search = sentBackSearch(ctx, limits, () => marks, new Map(), callers);
-  return (v) => (search(v, undefined, true).length === 0 ? v : marks.hide(v));
+  return (v) => {
+    const found = search(v, undefined, true);
+    if (found.length === 0) return v;
+    marks.shared(v, found);
+    return marks.hide(v);
+  };
 }
 
 /**

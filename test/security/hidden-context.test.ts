@@ -97,7 +97,7 @@ describe("hidden context in prompts", () => {
   it.each([false, true])("shows hidden texts that public context shares as the program prints them: stand-ins (compressHistory %s)", async (compressHistory) => {
     const TOKEN = "K7Z2Q9-B3M8X4-W5R2";
     const creds = { token: TOKEN, plan: "pro" };
-    const context = { _creds: creds, profile: { name: "ann", creds }, token: TOKEN, plans: ["free", "pro"] };
+    const context = { _creds: creds, profile: { name: "ann", creds }, token: TOKEN, plans: ["free", "pro"], sessions: { [TOKEN]: { user: "ann" } } };
     const agent = SubAgent.create({ prompt: "Check {{profile}} with {{token}}.", maxTurns: 2 });
     const llm = scriptedLlm([code("(println data/profile data/token)"), code("(return :done)")]);
     const step = await SubAgent.run(agent, { llm, context, compressHistory, isolation: "none" });
@@ -109,6 +109,8 @@ describe("hidden context in prompts", () => {
     expect(first).toContain(`Check ${shown} with <hidden string from data/_creds :token>.`);
     // Public data holding no hidden text whole is shown as it is.
     expect(first).toContain('data/plans ; vector[2], sample: ["free" "pro"]');
+    // A map keyed by it (sessions by token): its key.
+    expect(first).toContain('data/sessions ; map[1], sample: {<hidden keyword from data/_creds :token> {:user "ann"}}');
     // What the program printed of the same keys.
     expect(step.trace.turns[0].prints).toEqual([`${shown} <hidden string from data/_creds :token>`]);
     for (const text of [...llm.requests.flatMap((r) => r.messages.map((m) => m.content)), runToJson(step)]) for (const f of fragments([TOKEN])) expect(text).not.toContain(f);

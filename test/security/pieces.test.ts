@@ -868,14 +868,20 @@ describe("public context beside hidden context", () => {
   // A careless host whose public data shares its hidden credentials (the same object under a public
   // key): public context holding a hidden text of 8+ characters whole is no public collection, so
   // the token showed wherever the program printed the public copy, read or not.
+  // Its map keyed by the token (sessions by token) showed the key: a keyword is not marked by the
+  // value of the string it names, so the public copy printed `{:K7Z2Q9-B3M8X4-W5R2 ...}`. A key
+  // that reads as a field name (`:enterprise`, beside a hidden tier "enterprise") stays shown, as
+  // a hidden map's does.
   it("public context that holds a hidden text whole is not public", async () => {
-    const creds = { token: "K7Z2Q9-B3M8X4-W5R2", plan: "pro" };
-    const shared = { _creds: creds, profile: { name: "ann", creds }, plans: ["free", "pro", "team"] };
+    const creds = { token: "K7Z2Q9-B3M8X4-W5R2", plan: "pro", tier: "enterprise" };
+    const shared = { _creds: creds, profile: { name: "ann", creds }, plans: ["free", "pro", "team"], sessions: { [creds.token]: { user: "ann" } }, seats: { enterprise: 5 } };
     for (const isolation of ["none", "worker"] as const) {
-      for (const program of ["(println data/profile)", "(def t (:token data/_creds))\n(println data/profile)", "(println (mapv str (vals (:creds data/profile))))"]) {
+      for (const program of ["(println data/profile)", "(def t (:token data/_creds))\n(println data/profile)", "(println (mapv str (vals (:creds data/profile))))", "(println data/sessions)", "(println (keys data/sessions) (first data/sessions))"]) {
         const r = await evaluate(program, { ctx: shared, isolation });
         expect(showStandIns(r.prints.join("\n")), `${isolation}: ${program}`).not.toContain("K7Z2");
       }
+      const seats = await evaluate("(println data/seats)", { ctx: shared, isolation });
+      expect(seats.prints).toEqual(["{:enterprise 5}"]);
       const r = await evaluate("(def t (:token data/_creds))\n(println data/plans (:name data/profile))", { ctx: shared, isolation });
       expect(showStandIns(r.prints.join("\n"))).toBe('["free" "pro" "team"] ann');
     }
