@@ -97,7 +97,7 @@ describe("hidden context in prompts", () => {
   it.each([false, true])("shows hidden texts that public context shares as the program prints them: stand-ins (compressHistory %s)", async (compressHistory) => {
     const TOKEN = "K7Z2Q9-B3M8X4-W5R2";
     const creds = { token: TOKEN, plan: "pro" };
-    const context = { _creds: creds, profile: { name: "ann", creds }, token: TOKEN, plans: ["free", "pro"], sessions: { [TOKEN]: { user: "ann" } } };
+    const context = { _creds: creds, profile: { name: "ann", creds }, token: TOKEN, plans: ["free", "pro"], sessions: { [TOKEN]: { user: "ann" } }, rows: Array.from({ length: 4 }, (_, i) => ({ id: i, [i === 3 ? TOKEN : "extra"]: 1 })) };
     const agent = SubAgent.create({ prompt: "Check {{profile}} with {{token}}.", maxTurns: 2 });
     const llm = scriptedLlm([code("(println data/profile data/token)"), code("(return :done)")]);
     const step = await SubAgent.run(agent, { llm, context, compressHistory, isolation: "none" });
@@ -109,8 +109,11 @@ describe("hidden context in prompts", () => {
     expect(first).toContain(`Check ${shown} with <hidden string from data/_creds :token>.`);
     // Public data holding no hidden text whole is shown as it is.
     expect(first).toContain('data/plans ; vector[2], sample: ["free" "pro"]');
-    // A map keyed by it (sessions by token): its key.
+    // A map keyed by it (sessions by token): its key, in the sample and in the keys listed past it.
     expect(first).toContain('data/sessions ; map[1], sample: {<hidden keyword from data/_creds :token> {:user "ann"}}');
+    expect(first).toContain("(4 items, showing first 3), keys: :id :extra <hidden keyword from data/_creds :token>");
+    // The trace's task is the one sent: stand-ins shown, as a definition's sample keeps them.
+    expect(step.trace.task).toBe(llm.requests[0].messages[1].content);
     // What the program printed of the same keys.
     expect(step.trace.turns[0].prints).toEqual([`${shown} <hidden string from data/_creds :token>`]);
     for (const text of [...llm.requests.flatMap((r) => r.messages.map((m) => m.content)), runToJson(step)]) for (const f of fragments([TOKEN])) expect(text).not.toContain(f);

@@ -1,6 +1,6 @@
 // Context keys → prompt lines: `data/products ; vector[7], sample: [{:name "Laptop" ...} ...]`.
 // Keys starting with `_` are readable by programs but never shown to the LLM.
-import { type ContextReader, contextValue, isHiddenKey, isSymbolName, shownName } from "../../lisp/index.js";
+import { type ContextReader, contextValue, isHiddenKey, isSymbolName, shownName, showStandIns } from "../../lisp/index.js";
 import { describeShown, recordKeys, typeLabel, type RecordOptions } from "../../trace/record.js";
 
 export { isHiddenKey };
@@ -38,7 +38,7 @@ export function contextLines(context: Readonly<Record<string, unknown>>, opts: P
     const value = reader.value(key, x);
     const shown = reader.prompted(key, x);
     const summary = describeShown(value, shown, opts);
-    lines.push(`data/${key} ; ${typeLabel(summary)}, sample: ${summary.sample}${recordKeys(shown, summary.sample, mission)}`);
+    lines.push(`data/${key} ; ${typeLabel(summary)}, sample: ${summary.sample}${showStandIns(recordKeys(shown, summary.sample, mission))}`);
   }
   return lines;
 }
