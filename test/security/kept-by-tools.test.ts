@@ -168,7 +168,9 @@ describe("a tool that sends back hidden context the evaluation never read", () =
         // Stand-ins' own words (`string`) are not the password's.
         const out = (showStandIns(r.prints.join("\n")) + JSON.stringify(r.toolCalls.map((c) => c.result))).replace(/<hidden [^>]*>|\uE000[^\uE001]*\uE001/g, "<>");
         const decoded = out.replace(/[A-Za-z0-9+/_-]{12,}={0,2}/g, (run) => `${run} ${Buffer.from(run, "base64").toString("utf8")}`);
-        expect(leaks(decoded, fragments([pw]))).toEqual([]);
+        // Nor are the answer's own words: "riza" of a password "aAAZir0a" reversed is in `Authorization` (1 run in 12,000 failed so).
+        const words = "GET /v1/me HTTP/1.1 Authorization headers request line name value".toLowerCase();
+        expect(leaks(decoded, new Set([...fragments([pw])].filter((f) => !words.includes(f.toLowerCase()))))).toEqual([]);
       }),
       { numRuns: 150 },
     );
