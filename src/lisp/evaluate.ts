@@ -28,7 +28,8 @@ import { compare, compareDescending } from "./equality.js";
 import { resolveIsolation, type Isolation, type ResolvedIsolation } from "./isolate/options.js";
 import { evaluateIsolated } from "./isolate/run.js";
 import { type HandedText, hiddenKeys, isHiddenKey, Marks, meetsHidden, type Origin, type SentBack } from "./marks.js";
-import { sentBackSearch } from "./sent-back.js";
+import { notePublic, sentBackSearch } from "./sent-back.js";
+import { hiddenRecords, type HiddenRecords } from "./shared-hidden.js";
 import { againOptions, defineAgain, type Entry } from "./define-again.js";
 import { RemoteFn } from "./wire.js";
 import { anyHoldsFunction, holdsFunction } from "./holds-function.js";
@@ -304,11 +305,22 @@ function dataHost(given: EvaluateOptions["ctx"], limits: Limits, marks: Marks | 
   const cache = new Map<string, Value>();
   const convert = (k: string, budget: Budget): Value => (Object.hasOwn(ctx, k) ? toLisp(contextValue(ctx, k), limits.maxNestingDepth, 0, `data/${k}`, budget) : null);
   const search = marks === null ? null : sentBackSearch(ctx, limits, () => marks, cache, callers);
+  // Hidden keys converted for the records they hold, before the program read them (kept for its read).
+  const unread = new Map<string, Value>();
+  let recordsRead: HiddenRecords | undefined;
+  const records = (): HiddenRecords =>
+    (recordsRead ??= hiddenRecords(ctx, (k) => {
+      const v = convert(k, new Budget(limits));
+      unread.set(k, v);
+      return v;
+    }));
   const host: ContextHost = {
     has: (k) => Object.hasOwn(ctx, k),
     keys: () => Object.keys(ctx),
     get(k) {
       let v = cache.get(k);
+      if (v !== undefined) return v;
+      v = unread.get(k);
       if (v === undefined) {
         // Read while the program runs: the conversion spends its fuel and its time.
         const budget = runBudget(current, current.deadline, () => readTimeout(k, current.limits.timeoutMs));
@@ -317,20 +329,13 @@ function dataHost(given: EvaluateOptions["ctx"], limits: Limits, marks: Marks | 
         } finally {
           budget.commit();
         }
-        // Marking it spends the run's fuel and clock too (after the commit, which sets the fuel).
-        if (marks !== null) {
-          if (isHiddenKey(k)) marks.hidden(k, v);
-          else {
-            // Public context holding a hidden text of 8+ characters whole (a host's public data sharing
-            // its hidden credentials) is not noted as public: what it holds is read and marked, and it
-            // is marked part by part, as an equal value is.
-            const found = search === null ? NOTHING_SENT_BACK : search(v, undefined, true);
-            if (found.length === 0) marks.public(v);
-            else marks.shared(v, found);
-          }
-        }
-        cache.set(k, v);
       }
+      // Marking it spends the run's fuel and clock too (after the commit, which sets the fuel).
+      if (marks !== null) {
+        if (isHiddenKey(k)) marks.hidden(k, v);
+        else if (search !== null) notePublic(v, marks, search, records());
+      }
+      cache.set(k, v);
       return v;
     },
     sentBack: (result, message) => search?.(result, message) ?? NOTHING_SENT_BACK,

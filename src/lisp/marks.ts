@@ -548,7 +548,7 @@ const TOO_DEEP: Origin = { path: "hidden context", root: "hidden context", deriv
 const PUBLIC: Origin = { path: "public", root: "public", derived: false };
 
 /** The fewest characters of a hidden string a tool's result is searched for inside longer text. */
-const ECHO_MIN = 8;
+export const ECHO_MIN = 8;
 
 /** Each builtin as programs that may meet hidden context run it (`Marks.builtin`), made once. */
 const WRAPPED = new Map<Builtin, Builtin>();

@@ -8,6 +8,7 @@
 import { Budget, contextValue, toLisp } from "./interop.js";
 import type { Limits } from "./limits.js";
 import { HiddenSearch, hiddenTexts, isHiddenKey, Marks, meetsHidden, type Origin, type SentBack } from "./marks.js";
+import { hiddenRecords, type HiddenRecords } from "./shared-hidden.js";
 import type { Value } from "./values.js";
 
 type Context = Readonly<Record<string, unknown>>;
@@ -21,22 +22,35 @@ export type SentBackSearch = (result: Value | undefined, message?: string, whole
 const NOTHING: readonly SentBack[] = [];
 
 /**
+ * Notes a value read from public context, where there is hidden context: a record of hidden context
+ * it holds (HiddenRecords: the same card object as `_card`, or a copy) is marked as that record; a
+ * hidden text of 8+ characters it holds whole (a host's public data sharing its hidden
+ * credentials) is found by the whole-part search, which reads and marks its key, and marked where
+ * it is (Marks.shared); a value holding neither is public (Marks.public). Whether it held any.
+ */
+export function notePublic(v: Value, marks: Marks, search: SentBackSearch, records: HiddenRecords): boolean {
+  const shared = records.find(v);
+  for (const [record, key] of shared) marks.hidden(key, record);
+  const found = search(v, undefined, true);
+  if (found.length > 0) marks.shared(v, found);
+  else if (shared.length === 0) {
+    marks.public(v);
+    return false;
+  }
+  return true;
+}
+
+/**
  * Public context as a prompt shows it (ContextReader's `shown`), when the run may meet hidden
- * context: a value holding a hidden text of 8+ characters whole (a host's public data sharing its
- * hidden credentials) with its hidden parts as stand-ins, as the program prints it (its reads mark
- * it so, evaluate's dataHost); any other as it is. Before, the task message's sample and a filled
- * {{placeholder}} showed the token the program's own print of the same key hid.
+ * context: as the program prints it (notePublic, as its reads do), so the task message's sample
+ * and a filled {{placeholder}} hide what the program's own print of the key hides.
  */
 export function publicShown(ctx: Context, limits: Limits, callers: readonly Context[] = []): ((v: Value) => Value) | undefined {
   if (!meetsHidden(ctx, new Map(), callers)) return undefined;
   const marks = new Marks();
   const search = sentBackSearch(ctx, limits, () => marks, new Map(), callers);
-  return (v) => {
-    const found = search(v, undefined, true);
-    if (found.length === 0) return v;
-    marks.shared(v, found);
-    return marks.hide(v);
-  };
+  const records = hiddenRecords(ctx, (k) => toLisp(contextValue(ctx, k), limits.maxNestingDepth, 0, `data/${k}`, new Budget(limits)));
+  return (v) => (notePublic(v, marks, search, records) ? marks.hide(v) : v);
 }
 
 /**

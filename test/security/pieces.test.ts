@@ -886,4 +886,35 @@ describe("public context beside hidden context", () => {
       expect(showStandIns(r.prints.join("\n"))).toBe('["free" "pro" "team"] ann');
     }
   });
+
+  // A careless host whose public data holds a record of its hidden context with only short texts
+  // (a card's cvv "737"): no text of 8+ characters to find, so it printed whole. A collection of 2+
+  // entries equal to one of hidden context (the same object, or a copy made by a JSON round trip)
+  // is that hidden record, wherever it is.
+  describe("public context that holds a record of hidden context", () => {
+    const card = { cvv: "737", last4: "4242", exp: "03/30" };
+    const user = { name: "ann", pin: "4821" };
+    const ctx = { _card: card, _user: user, profile: { name: "ann", card }, team: JSON.parse(JSON.stringify([{ name: "bob", pin: "1177" }, user])) as unknown, orders: [{ qty: 3, total: 100 }], plan: { name: "ann", pin: "4821", tier: "pro" }, _paging: { page: 1, size: 20 }, paging: { page: 1, size: 20 } };
+    printsInBoth(ctx, [
+      ["(println data/profile)", '{:name "ann" :card {:cvv <hidden string from data/_card :cvv> :last4 <hidden string from data/_card :last4> :exp <hidden string from data/_card :exp>}}'],
+      ["(println (:cvv (:card data/profile)) (count (:card data/profile)))", "<hidden string from data/_card :cvv> 3"],
+      ["(println data/team)", '[{:name "bob" :pin "1177"} {:name <hidden string from data/_user :name> :pin <hidden string from data/_user :pin>}]'],
+      // Public records that merely share values with hidden ones (not the whole record) print as they are.
+      ["(println (:name data/profile) data/orders data/plan)", 'ann [{:qty 3 :total 100}] {:name "ann" :pin "4821" :tier "pro"}'],
+      // A record of small numbers only is in too much ordinary data to be taken for a copy.
+      ["(println data/paging)", "{:page 1 :size 20}"],
+    ]);
+
+    it("the task's data section shows the record as a stand-in, in both views", async () => {
+      for (const compressHistory of [true, false]) {
+        const agent = SubAgent.create({ prompt: "Greet the profile's owner.", maxTurns: 2 });
+        const step = await SubAgent.run(agent, { llm: scriptedLlm([code("(println (:name data/profile))"), code("(return :done)")]), context: { ...ctx, _creds: { token: TOKEN }, account: { id: 7, creds: { token: TOKEN } } }, compressHistory });
+        expect(step.ok).toBe(true);
+        const text = step.messages.flat().map((m) => m.content).join("\n");
+        expect(text).toContain(":card {:cvv <hidden string from data/_card :cvv>");
+        for (const f of ["4242", "03/30", ...fragments([TOKEN])]) expect(text, f).not.toContain(f);
+        expect(text).toContain('"1177"');
+      }
+    });
+  });
 });
