@@ -13,7 +13,7 @@ import { type HistoryView, summaryLegend, viewSystem } from "./legend.js";
 import { payback } from "../compaction/payback.js";
 import { promptsLeft } from "./prompts-left.js";
 import { providerPrice, readMultiplier, writeMultiplier, type ModelPrice } from "../compaction/prices.js";
-import { definitionLine, type Detail, isSmall, isWhole, learnedLines, noteLine, renderSummary, type RenderedSummary, type SummaryOptions } from "./summary.js";
+import { definitionLine, type Detail, isSmall, isWhole, learnedLines, noteLine, renderSummary, type RenderedSummary, type SummaryOptions, writtenOut } from "./summary.js";
 import { countTokens, TOKENS_PER_MESSAGE } from "../compaction/tokens.js";
 import { freeNames, read, showStandIns } from "../lisp/index.js";
 import { resolveViewOptions, type FullReason, type PromptView, type TurnPlace, type ViewInput, type ViewOptions, type ViewStats } from "./view.js";
@@ -211,7 +211,7 @@ function markReads(input: ViewInput, plans: TurnPlan[], { cutAt, before, floor }
       } else {
         bodies.delete(d.name);
         // Its own line shows the value whatever happens to the output, or its turn is kept whole: nothing to keep.
-        latest.set(d.name, { d, turn: j, shown: turn.prints.length === 0 || isWhole(d) || j < floor });
+        latest.set(d.name, { d, turn: j, shown: turn.prints.length === 0 || isWhole(d) || writtenOut(turn, d) || j < floor });
       }
     }
   }

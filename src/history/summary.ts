@@ -89,7 +89,10 @@ export function renderSummary(turn: Turn, ctx: SummaryContext, options: SummaryO
   }
   for (const d of turn.definitions) {
     if (d.kind === "function" || (ctx.superseded?.has(d.name) ?? false)) continue;
-    lines.push(definitionLine(d, false, detail(d), options, again(d)));
+    // A small collection the program wrote out keeps it in place of the program: beside output
+    // that did not print it (`(def weights {...})` then `(println "ok")`) it was in no line.
+    const written = writtenOut(turn, d);
+    lines.push(definitionLine(d, false, written ? "sample" : detail(d), options, again(d)));
     bare.push(definitionLine(d, false, "none", options, again(d)));
   }
   // What the program read is what it taught, like a sample: not counted against the program's size.
@@ -187,6 +190,24 @@ export function isWhole(d: DefinitionTrace): boolean {
 export function isSmall(d: DefinitionTrace): boolean {
   return d.kind === "value" && COLLECTION_TYPES.has(d.type) && d.edn !== undefined && d.edn.length <= SMALL_EDN;
 }
+
+/** Brackets with the spaces around them, and runs of spaces and commas (whitespace to the reader). */
+const SPACING = /[\s,]*([[\]{}()])[\s,]*|[\s,]+/g;
+
+const flatPrograms = new WeakMap<Turn, string>();
+
+/**
+ * A small collection whose EDN the turn's program holds as written (spacing and commas aside):
+ * a literal, whose value full history shows in the program and a summary would not.
+ */
+export function writtenOut(turn: Turn, d: DefinitionTrace): boolean {
+  if (!isSmall(d) || turn.program === null) return false;
+  let flat = flatPrograms.get(turn);
+  if (flat === undefined) flatPrograms.set(turn, (flat = flatten(turn.program)));
+  return flat.includes(flatten(d.edn ?? ""));
+}
+
+const flatten = (s: string): string => s.replace(SPACING, (_, bracket: string | undefined) => bracket ?? " ");
 
 const COLLECTION_TYPES: ReadonlySet<string> = new Set(["vector", "map", "set", "list"]);
 
