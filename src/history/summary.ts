@@ -8,7 +8,7 @@
 import { renderOutput, seenPrints } from "../trace/feedback.js";
 import { recordKeys, typeLabel } from "../trace/record.js";
 import type { DefinitionTrace, ToolCallTrace, Turn } from "../trace/trace.js";
-import { cutPoint, type Form, isMap, isSet, keyword, keywordText, LFloat, LMap, LSet, printSample, quoteString, read, readableStandIns, toLisp, type Value, Vec } from "../lisp/index.js";
+import { cutPoint, type Form, formText, isMap, isSet, keyword, keywordText, LFloat, LMap, LSet, printSample, quoteString, read, readableStandIns, toLisp, type Value, Vec } from "../lisp/index.js";
 import { splitThinking } from "../llm/thinking.js";
 import { elementShape, keyShape, SHAPE_STRING, valueShape } from "./shape.js";
 
@@ -83,7 +83,7 @@ export function renderSummary(turn: Turn, ctx: SummaryContext, options: SummaryO
   const again = (d: DefinitionTrace): boolean => ctx.redefines?.has(d.name) ?? false;
   for (const d of turn.definitions) {
     if (d.kind !== "function" || (ctx.superseded?.has(d.name) ?? false)) continue;
-    const line = definitionLine(d, false, "none", options, again(d));
+    const line = definitionLine(d, false, "none", options, again(d)) + (d.params === undefined ? madeBy(turn.program, d) : "");
     lines.push(line);
     bare.push(line);
   }
@@ -171,6 +171,35 @@ export function definitionLine(d: DefinitionTrace, superseded: boolean, detail: 
   if (detail === "sample") s += ", sample: " + definitionSample(d, options);
   else if (detail === "shape") s += definitionShape(d, options);
   return s;
+}
+
+const madeByCache = new WeakMap<DefinitionTrace, string>();
+
+/**
+ * ` = (partial sort-by :total >)`: what a function with no parameter list of its own was made
+ * from (partial, comp, memoize, fnil), its definition's value as written when that is short.
+ * Before, `; Function: by-total` once the program was summarized: neither what it takes nor what
+ * it wraps was in any line. Empty for a definition inside another form (a `let`: its locals would
+ * read as globals) or a long expression.
+ */
+function madeBy(program: string | null, d: DefinitionTrace): string {
+  let text = madeByCache.get(d);
+  if (text !== undefined) return text;
+  text = "";
+  const source = d.source?.trim();
+  try {
+    const form = source === undefined || program === null ? undefined : read(program, 256).find((f) => program.slice(f.loc.offset, f.loc.end) === source);
+    const def = form?.type === "list" ? form.items : [];
+    const value = def.at(-1);
+    if (def.length >= 3 && def[0].type === "symbol" && def[0].name === "def" && value !== undefined && source !== undefined) {
+      const written = formText(program ?? "", value);
+      if (written.length <= SMALL_EDN && !written.includes("\n")) text = " = " + written;
+    }
+  } catch {
+    // A program the reader rejects says nothing more.
+  }
+  madeByCache.set(d, text);
+  return text;
 }
 
 const WHOLE_TYPES: ReadonlySet<string> = new Set(["nil", "boolean", "integer", "float", "keyword"]);

@@ -91,6 +91,17 @@ describe("keeping what a model needs", () => {
     }
   });
 
+  // A function made by partial, comp or memoize has no parameter list of its own: once the program was
+  // summarized the prompt said `; Function: by-total`, neither what it takes nor what it wraps.
+  it("shows what a function without parameters of its own was made from, when it is short and written at the top", async () => {
+    const trace = await run([reply("Helpers to rank the orders.", `(def by-total "largest first" (partial sort-by :total >))\n(def top (comp first by-total))\n(let [n 3] (def take-n (partial take n)))\n(println "ok")`), reply("Done.", "(return 1)")]);
+    const shown = renderSummary(trace.turns[0], { printsShown: 1 }, { sampleItems: 3, sampleChars: 80, toolCallsPerTurn: 10 }).text;
+    expect(shown).toContain('; Function: by-total - "largest first" = (partial sort-by :total >)');
+    expect(shown).toContain("; Function: top = (comp first by-total)");
+    // Inside a let its locals would read as globals: named only.
+    expect(shown).toMatch(/; Function: take-n$/m);
+  });
+
   // A small value nested past the sample's depth (an API response's `{:data {:user {:geo {...}}}}`)
   // printed as `{:data {:user {:address {:geo ...}}}}`: 46 characters of EDN, and the keys the next
   // program must reach for were in no line of the prompt (its program, in full history, had them).
