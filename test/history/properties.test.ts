@@ -437,7 +437,7 @@ describe("compressed view properties", () => {
             return;
           }
           // (Less the legend heading the first summary: no turn's price.)
-          const S = countTokens(shownAs[assistantAt(i)].content.replace(`${summaryLegend()}\n`, "")) + countTokens(shownAs[assistantAt(i) + 1].content);
+          const S = countTokens(shownAs[assistantAt(i)].content.replace(`${summaryLegend({ strictPrefix: true })}\n`, "")) + countTokens(shownAs[assistantAt(i) + 1].content);
           // The turn as it stays when kept: its reply, and its feedback with its own last N lines (or
           // all, where cutting them would not pay) and without the names in memory. The latest turn's
           // output is always whole.
@@ -470,7 +470,7 @@ describe("compressed view properties", () => {
         const input = inputOf(trace);
         // Less the legend heading the first summary line, a summary's or a full turn's feedback's (the
         // full view's own note on `Stored:` sits in the agent's system prompt, which the compressed view leaves out).
-        const legend = summaryLegend() + "\n";
+        const legend = summaryLegend(options) + "\n";
         const compressed = compressedView(input, options).messages;
         compressed.forEach((m, i) => {
           const text: string = m.content;
