@@ -9,7 +9,7 @@ import type { RunTrace } from "../../src/trace/trace.js";
 import type { TextMessage as ChatMessage } from "../../src/llm/types.js";
 import { compressedView, isErrored, planTurns } from "../../src/history/compressed.js";
 import { definitionSample, isWhole } from "../../src/history/summary.js";
-import { summaryLegend } from "../../src/history/legend.js";
+import { type LegendMode, summaryLegend } from "../../src/history/legend.js";
 import { freeNames } from "../../src/lisp/index.js";
 import type { DefinitionTrace } from "../../src/trace/trace.js";
 import { renderSeenPrints, seenPrints } from "../../src/trace/feedback.js";
@@ -216,14 +216,17 @@ function historyTokens(trace: RunTrace, run: RunSettings): SessionResult["histor
   // The compressed view's legend heads its first summary line (a summary, or what a turn kept in
   // full taught, in its feedback), where the full view's note on `Stored:` sits in its system
   // prompt: each view's fixed explanation is left out of its history alike.
-  const legend = countTokens(summaryLegend() + "\n");
-  const after = (messages: readonly ChatMessage[]): number => promptTokens(messages) - promptTokens(messages.slice(0, 2)) - (messages.slice(2).some((m) => m.content.startsWith(summaryLegend())) ? legend : 0);
+  // Each mode sends its own legend (summaryLegend).
+  const after = (messages: readonly ChatMessage[], opts: LegendMode = {}): number => {
+    const legend = summaryLegend(opts);
+    return promptTokens(messages) - promptTokens(messages.slice(0, 2)) - (messages.slice(2).some((m) => m.content.startsWith(legend)) ? countTokens(legend + "\n") : 0);
+  };
   for (let k = 0; k < trace.turns.length; k++) {
     const input: ViewInput = { ...run, system: trace.system, task: trace.task, turns: trace.turns.slice(0, k) };
     out.full += after(compressedView(input, { ...options(false), compressHistory: false }).messages);
-    out.compressed += after(compressedView(input, options(false)).messages);
-    out.previous += after(compressedView(input, options(false, true)).messages);
-    out.strict += after(compressedView(input, options(true)).messages);
+    out.compressed += after(compressedView(input, options(false)).messages, options(false));
+    out.previous += after(compressedView(input, options(false, true)).messages, options(false, true));
+    out.strict += after(compressedView(input, options(true)).messages, options(true));
   }
   return out;
 }

@@ -9,11 +9,11 @@ import type { TextMessage as ChatMessage } from "../llm/types.js";
 import type { DefinitionTrace, Turn } from "../trace/trace.js";
 import { renderFeedback, renderSeenPrints, renderTurnLine, seenPrints, type FeedbackInfo } from "../trace/feedback.js";
 import { fullView } from "./full.js";
-import { type HistoryView, summaryLegend, viewSystem } from "./legend.js";
+import { type HistoryView, type LegendMode, summaryLegend, viewSystem } from "./legend.js";
 import { payback } from "../compaction/payback.js";
 import { promptsLeft } from "./prompts-left.js";
 import { providerPrice, readMultiplier, writeMultiplier, type ModelPrice } from "../compaction/prices.js";
-import { definitionLine, type Detail, isSmall, isWhole, learnedLines, noteLine, renderSummary, type RenderedSummary, type SummaryOptions } from "./summary.js";
+import { definitionLine, type Detail, isSmall, isWhole, learnedLines, noteLine, renderSummary, type RenderedSummary, type SummaryOptions, writtenOut } from "./summary.js";
 import { countTokens, TOKENS_PER_MESSAGE } from "../compaction/tokens.js";
 import { freeNames, read, showStandIns } from "../lisp/index.js";
 import { resolveViewOptions, type FullReason, type PromptView, type TurnPlace, type ViewInput, type ViewOptions, type ViewStats } from "./view.js";
@@ -211,7 +211,7 @@ function markReads(input: ViewInput, plans: TurnPlan[], { cutAt, before, floor }
       } else {
         bodies.delete(d.name);
         // Its own line shows the value whatever happens to the output, or its turn is kept whole: nothing to keep.
-        latest.set(d.name, { d, turn: j, shown: turn.prints.length === 0 || isWhole(d) || j < floor });
+        latest.set(d.name, { d, turn: j, shown: turn.prints.length === 0 || isWhole(d) || writtenOut(turn, d) || j < floor });
       }
     }
   }
@@ -512,7 +512,7 @@ function limitPrints(input: ViewInput, plans: TurnPlan[], options: Required<View
   const rest: number[] = [];
   // Under a breakpoint cache a cut from the first summary on writes the whole message again, the
   // legend heading it too; a token-prefix cache keeps the text before the first change.
-  let legend = options.cacheModel === "breakpoint" ? legendSize() : 0;
+  let legend = options.cacheModel === "breakpoint" ? legendSize(options) : 0;
   for (let i = 0; i < end; i++) {
     // The floor (cacheFloor) keeps its output, outside the stream; a cut from before it writes it again whole.
     if (i < floor) {
@@ -569,8 +569,15 @@ function strictCutPays(input: ViewInput, plans: readonly TurnPlan[], options: Re
   return payback(VIEW_PRICES[options.cacheModel], { savedTokens: seen.tokens - left, prompts: promptsLeft(input.maxTurns, i + 2), rewrittenTokens: left + shownBesidesOutput(input, plans[i], i, summaryOptions) }).pays;
 }
 
-let legendTokens: number | undefined;
-const legendSize = (): number => (legendTokens ??= countTokens(summaryLegend()));
+const legendTokens = new Map<string, number>();
+
+/** Tokens of the legend the view's mode sends. */
+function legendSize(options: LegendMode): number {
+  const legend = summaryLegend(options);
+  let n = legendTokens.get(legend);
+  if (n === undefined) legendTokens.set(legend, (n = countTokens(legend)));
+  return n;
+}
 
 /**
  * What turn `i`'s summary shows of the data it defined without printing, before any of its lines
@@ -581,7 +588,7 @@ function taughtDetail(input: ViewInput, options: Required<ViewOptions>, summaryO
   const plan = plans[i];
   if (!isSilent(turn) || plan.full !== null) return undefined;
   const first = !plans.slice(0, i).some((p) => p.full === null);
-  taughtSummary(turn, plan, summaryOptions, historyFeedback(input, turn, plan, true), options.strictPrefix || options.keepLatestFull ? "" : functionSources(turn), first ? legendShare(input, i) : 0);
+  taughtSummary(turn, plan, summaryOptions, historyFeedback(input, turn, plan, true), options.strictPrefix || options.keepLatestFull ? "" : functionSources(turn), first ? legendShare(input, options, i) : 0);
   return plan.teach;
 }
 
@@ -594,7 +601,7 @@ function taughtDetail(input: ViewInput, options: Required<ViewOptions>, summaryO
 function legendRewritten(plans: readonly TurnPlan[], i: number, options: Required<ViewOptions>): number {
   if (options.cacheModel !== "breakpoint" || plans[i].full !== null) return 0;
   for (let k = 0; k < i; k++) if (plans[k].full === null) return 0;
-  return legendSize();
+  return legendSize(options);
 }
 
 /** The bounds of the println stream: lines, tokens, and the size below which nothing is dropped. */
@@ -814,7 +821,7 @@ export const compressedView: PromptView = (input, rawOptions) => {
       const shortFeedback = historyFeedback(input, turn, plan, true);
       // The legend heads the first summary: paid by runs that summarize, once, then cached.
       const first = !legendSent;
-      const legend = first ? legendShare(input, i) : 0;
+      const legend = first ? legendShare(input, options, i) : 0;
       const summary = taughtSummary(turn, plan, summaryOptions, shortFeedback, options.strictPrefix || options.keepLatestFull ? "" : functionSources(turn), legend);
       const latest = i === last && !options.strictPrefix;
       const tail = summary === undefined ? "" : latest ? tailOf(turn, counted(turn, summary), shortFeedback, ownMessages && promptsLeft(input.maxTurns, last + 1) > 1, legend) : plan.code === true ? functionSources(turn) : "";
@@ -835,7 +842,7 @@ export const compressedView: PromptView = (input, rawOptions) => {
         stats.toolCallsShown += summary.toolCallsListed;
         stats.toolCallsDropped += turn.toolCalls.length - summary.toolCallsListed;
         if (run !== "") run += "\n\n";
-        if (first) run += summaryLegend() + "\n";
+        if (first) run += summaryLegend(options) + "\n";
         legendSent = true;
         // The turn just done keeps the model's prose for one prompt, and the source of the
         // functions it defined (the next program builds on them, and a summary keeps only their
@@ -868,7 +875,7 @@ export const compressedView: PromptView = (input, rawOptions) => {
     // came before (keepLatestFull's latest turn, a turn before an error), else the prompt showed
     // '; Defined: rows = vector[6], sample: ...' unexplained.
     if (learned !== "" && !legendSent && turn.feedback !== undefined) {
-      learned = `${summaryLegend()}\n${learned}`;
+      learned = `${summaryLegend(options)}\n${learned}`;
       legendSent = true;
     }
     const feedback = full === "uncached" ? turn.feedback : withLearned(keptFeedback(input, turn, plan, i === last, options), learned);
@@ -1019,8 +1026,8 @@ function fits(a: string, a2: string | undefined, b: string, b2: string | undefin
  * alone): without it a 2-turn run whose one summary saved less than the legend sent it all, 1.006x
  * full history under breakpoints.
  */
-function legendShare(input: ViewInput, i: number): number {
-  return Math.ceil(legendSize() / Math.max(1, Math.floor(promptsLeft(input.maxTurns, i + 1) / 2)));
+function legendShare(input: ViewInput, options: LegendMode, i: number): number {
+  return Math.ceil(legendSize(options) / Math.max(1, Math.floor(promptsLeft(input.maxTurns, i + 1) / 2)));
 }
 
 /** What a summary teaches of data defined without printing, richest first: samples, then the keys of records. */

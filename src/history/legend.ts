@@ -7,7 +7,7 @@
 // view sends its own system prompt, so a trace replayed under the other view (comparisons,
 // reports, the viewer, the benchmark) sends what that view would have sent. Single-turn prompts
 // carry neither.
-import { template } from "../llm/templates.js";
+import { fill, template } from "../llm/templates.js";
 
 /** Which history view a system prompt is written for. */
 export type HistoryView = "full" | "compressed";
@@ -17,9 +17,27 @@ export function historySection(view: HistoryView): string {
   return view === "full" ? template("history-full") : "";
 }
 
-/** The compressed view's legend of summary lines, the line before the first summary line in a prompt. */
-export function summaryLegend(): string {
-  return template("history-compressed");
+/** The view options that decide which summary lines a compressed view sends. */
+export interface LegendMode {
+  strictPrefix?: boolean;
+  keepLatestFull?: boolean;
+}
+
+const legends = new Map<string, string>();
+
+/**
+ * The compressed view's legend of summary lines, the line before the first summary line in a
+ * prompt, for the lines `mode` sends: strict-prefix mode sends no `; Read:` line (it never rewrites a
+ * summary for a later read) and neither it nor keepLatestFull a `; Note:` (the turn just done is
+ * kept as written, or not followed by its prose). Before, every mode's legend explained both.
+ */
+export function summaryLegend(mode: LegendMode = {}): string {
+  const strict = mode.strictPrefix === true;
+  const notes = !strict && mode.keepLatestFull !== true;
+  const key = `${strict}/${notes}`;
+  let text = legends.get(key);
+  if (text === undefined) legends.set(key, (text = fill(template("history-compressed"), { read: strict ? "" : "`; Read:` a value used, ", note: notes ? ", `; Note:` your words" : "" })));
+  return text;
 }
 
 // One entry per view: a run rebuilds every prompt from the same system prompt.

@@ -8,7 +8,7 @@
 import { renderOutput, seenPrints } from "../trace/feedback.js";
 import { recordKeys, typeLabel } from "../trace/record.js";
 import type { DefinitionTrace, ToolCallTrace, Turn } from "../trace/trace.js";
-import { cutPoint, type Form, isMap, isSet, keyword, keywordText, LFloat, LMap, LSet, printSample, quoteString, read, readableStandIns, toLisp, type Value, Vec } from "../lisp/index.js";
+import { cutPoint, type Form, formText, isMap, isSet, keyword, keywordText, LFloat, LMap, LSet, printSample, quoteString, read, readableStandIns, toLisp, type Value, Vec } from "../lisp/index.js";
 import { splitThinking } from "../llm/thinking.js";
 import { elementShape, keyShape, SHAPE_STRING, valueShape } from "./shape.js";
 
@@ -83,13 +83,16 @@ export function renderSummary(turn: Turn, ctx: SummaryContext, options: SummaryO
   const again = (d: DefinitionTrace): boolean => ctx.redefines?.has(d.name) ?? false;
   for (const d of turn.definitions) {
     if (d.kind !== "function" || (ctx.superseded?.has(d.name) ?? false)) continue;
-    const line = definitionLine(d, false, "none", options, again(d));
+    const line = definitionLine(d, false, "none", options, again(d)) + (d.params === undefined ? madeBy(turn.program, d) : "");
     lines.push(line);
     bare.push(line);
   }
   for (const d of turn.definitions) {
     if (d.kind === "function" || (ctx.superseded?.has(d.name) ?? false)) continue;
-    lines.push(definitionLine(d, false, detail(d), options, again(d)));
+    // A small collection the program wrote out keeps it in place of the program: beside output
+    // that did not print it (`(def weights {...})` then `(println "ok")`) it was in no line.
+    const written = writtenOut(turn, d);
+    lines.push(definitionLine(d, false, written ? "sample" : detail(d), options, again(d)));
     bare.push(definitionLine(d, false, "none", options, again(d)));
   }
   // What the program read is what it taught, like a sample: not counted against the program's size.
@@ -170,6 +173,35 @@ export function definitionLine(d: DefinitionTrace, superseded: boolean, detail: 
   return s;
 }
 
+const madeByCache = new WeakMap<DefinitionTrace, string>();
+
+/**
+ * ` = (partial sort-by :total >)`: what a function with no parameter list of its own was made
+ * from (partial, comp, memoize, fnil), its definition's value as written when that is short.
+ * Before, `; Function: by-total` once the program was summarized: neither what it takes nor what
+ * it wraps was in any line. Empty for a definition inside another form (a `let`: its locals would
+ * read as globals) or a long expression.
+ */
+function madeBy(program: string | null, d: DefinitionTrace): string {
+  let text = madeByCache.get(d);
+  if (text !== undefined) return text;
+  text = "";
+  const source = d.source?.trim();
+  try {
+    const form = source === undefined || program === null ? undefined : read(program, 256).find((f) => program.slice(f.loc.offset, f.loc.end) === source);
+    const def = form?.type === "list" ? form.items : [];
+    const value = def.at(-1);
+    if (def.length >= 3 && def[0].type === "symbol" && def[0].name === "def" && value !== undefined && source !== undefined) {
+      const written = formText(program ?? "", value);
+      if (written.length <= SMALL_EDN && !written.includes("\n")) text = " = " + written;
+    }
+  } catch {
+    // A program the reader rejects says nothing more.
+  }
+  madeByCache.set(d, text);
+  return text;
+}
+
 const WHOLE_TYPES: ReadonlySet<string> = new Set(["nil", "boolean", "integer", "float", "keyword"]);
 
 /** Characters of EDN up to which a collection is shown as its value (`= {:attempts 3 :delay 10}`). */
@@ -187,6 +219,24 @@ export function isWhole(d: DefinitionTrace): boolean {
 export function isSmall(d: DefinitionTrace): boolean {
   return d.kind === "value" && COLLECTION_TYPES.has(d.type) && d.edn !== undefined && d.edn.length <= SMALL_EDN;
 }
+
+/** Brackets with the spaces around them, and runs of spaces and commas (whitespace to the reader). */
+const SPACING = /[\s,]*([[\]{}()])[\s,]*|[\s,]+/g;
+
+const flatPrograms = new WeakMap<Turn, string>();
+
+/**
+ * A small collection whose EDN the turn's program holds as written (spacing and commas aside):
+ * a literal, whose value full history shows in the program and a summary would not.
+ */
+export function writtenOut(turn: Turn, d: DefinitionTrace): boolean {
+  if (!isSmall(d) || turn.program === null) return false;
+  let flat = flatPrograms.get(turn);
+  if (flat === undefined) flatPrograms.set(turn, (flat = flatten(turn.program)));
+  return flat.includes(flatten(d.edn ?? ""));
+}
+
+const flatten = (s: string): string => s.replace(SPACING, (_, bracket: string | undefined) => bracket ?? " ");
 
 const COLLECTION_TYPES: ReadonlySet<string> = new Set(["vector", "map", "set", "list"]);
 

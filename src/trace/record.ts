@@ -61,8 +61,12 @@ const KEY_RECORDS = 10_000;
 const MAX_KEYS = 60;
 /** Keys in a path searched for records (`{:data {:orders [...]}}` is two; `[:results * :author]` two). */
 const LIST_DEPTH = 6;
-/** Lists named apart before their keys are merged. */
-const MAX_LISTS = 4;
+/**
+ * Lists named apart before their keys are merged, while together they name at most MAX_KEYS keys:
+ * a record's own records (an order's customer, shipping address, billing, items, payment) keep
+ * their paths; a dictionary of record lists, one list per entry, shares one.
+ */
+const MAX_LISTS = 12;
 
 /**
  * Every key of the records a value holds, in first-seen order, when the sample does not show
@@ -98,7 +102,7 @@ export function recordKeys(v: Value, sample: string, mission?: string): string {
     // Those values' own keys are listed just above, together.
     recordLists([v], [], lists, budget, !values);
   }
-  if (lists.length > MAX_LISTS) return out + listed("keys in its vectors", [...new Set(lists.flatMap((l) => l.keys))], sample, mission);
+  if (lists.length > MAX_LISTS || lists.reduce((n, l) => n + l.keys.length, 0) > MAX_KEYS) return out + listed("keys in its vectors", [...new Set(lists.flatMap((l) => l.keys))], sample, mission);
   for (const { path, keys } of lists) out += listed(`keys of ${path.length === 1 ? path[0] : `[${path.join(" ")}]`}`, keys, sample, mission);
   return out;
 }

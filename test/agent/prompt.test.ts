@@ -451,6 +451,17 @@ describe("the task's data section (issue 20)", () => {
     expect(line).toMatch(/\(\+\d+ more\)/);
     expect(line.match(/keys of/g)?.length ?? 0).toBeLessThanOrEqual(1);
   });
+  // A record's own records past four paths (an order's customer, shipping and its address, billing,
+  // items, payment) were merged as for a dictionary of record lists: `keys in its vectors: :name
+  // :email :method :address :city :zip ... :status :provider`, which of :city and :status sits where
+  // (the mission's "ship to Oslo and are paid") in no line, and read as keys of the orders themselves.
+  it("names the paths of a record's own records while together they stay within the key bound", () => {
+    const orders = Array.from({ length: 40 }, (_, i) => ({ id: i, customer: { name: `customer-with-a-long-name-${i}`, email: `c${i}@example.com` }, shipping: { method: "ground", address: { city: "Oslo", zip: "0150" } }, billing: { card_last4: "4242", country: "NO" }, items: [{ sku: `S${i}`, qty: 1 }], payment: { status: "paid", provider: "stripe" } }));
+    const [line] = contextLines({ orders }, { sampleItems: 3, sampleChars: 80 }, reader(32));
+    expect(line).toContain(", keys of [* :shipping :address]: :city :zip");
+    expect(line).toContain(", keys of [* :payment]: :status :provider");
+    expect(line).not.toContain("keys in its vectors");
+  });
   // Only the first 10,000 records were looked at: a log's :error first seen at row 12,000 was in no
   // line, and the keys listed read as all of them.
   it("names a record key first seen past row 10,000", () => {

@@ -188,7 +188,7 @@ describe("cache models", () => {
     expect(first(summarized)).toBeUndefined();
     expect(first(kept)).toBe("cost");
     // The legend heading the first summary is not part of the turn's price.
-    const tokens = (v: typeof kept): number => countTokens(v.messages[2].content.replace(`${summaryLegend()}\n`, "")) + countTokens(v.messages[3].content);
+    const tokens = (v: typeof kept): number => countTokens(v.messages[2].content.replace(`${summaryLegend({ strictPrefix: true })}\n`, "")) + countTokens(v.messages[3].content);
     const [S, F] = [tokens(summarized), tokens(kept)];
     // The largest horizon that does not pay at 11.5, which must pay at 9.
     const horizon = Math.floor((11.5 * S) / (F - S));

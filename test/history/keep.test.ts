@@ -75,6 +75,33 @@ describe("keeping what a model needs", () => {
     expect(summary.text).not.toContain("integer");
   });
 
+  // A small collection the program wrote out was in no line while its turn's output was shown,
+  // once the program was summarized: bench:history's code-search defines `(def policy "..."
+  // {:attempts 5 :base-ms 200 :max-ms 20000})` beside printed search hits, and prompts 7-9 read
+  // `policy = map[3]` before its final program took `(:attempts policy)`.
+  it("shows a small collection the program wrote out beside output that does not print it", async () => {
+    const trace = await run([
+      reply("The retry policy as the code has it; next, who calls the retry helper.", `(def policy {:attempts 5, :base-ms 200\n             :max-ms 20000})\n(println "callers" 3)`),
+      reply("Next.", `(println "more" 1)`),
+      reply("Done.", "(return (:attempts policy))"),
+    ]);
+    for (const cacheModel of ["token-prefix", "breakpoint"] as const) {
+      for (const k of [1, 2]) expect(text(view(trace, k, options(cacheModel), 20)), `${cacheModel} ${k}`).toMatch(/; Defined: policy = map\[3\], sample: \{:attempts 5 :base-ms 200 :max-ms 20000\}|\(def policy \{/);
+      expect(text(view(trace, 2, options(cacheModel), 20))).toContain("; Defined: policy = map[3], sample: {:attempts 5 :base-ms 200 :max-ms 20000}");
+    }
+  });
+
+  // A function made by partial, comp or memoize has no parameter list of its own: once the program was
+  // summarized the prompt said `; Function: by-total`, neither what it takes nor what it wraps.
+  it("shows what a function without parameters of its own was made from, when it is short and written at the top", async () => {
+    const trace = await run([reply("Helpers to rank the orders.", `(def by-total "largest first" (partial sort-by :total >))\n(def top (comp first by-total))\n(let [n 3] (def take-n (partial take n)))\n(println "ok")`), reply("Done.", "(return 1)")]);
+    const shown = renderSummary(trace.turns[0], { printsShown: 1 }, { sampleItems: 3, sampleChars: 80, toolCallsPerTurn: 10 }).text;
+    expect(shown).toContain('; Function: by-total - "largest first" = (partial sort-by :total >)');
+    expect(shown).toContain("; Function: top = (comp first by-total)");
+    // Inside a let its locals would read as globals: named only.
+    expect(shown).toMatch(/; Function: take-n$/m);
+  });
+
   // A small value nested past the sample's depth (an API response's `{:data {:user {:geo {...}}}}`)
   // printed as `{:data {:user {:address {:geo ...}}}}`: 46 characters of EDN, and the keys the next
   // program must reach for were in no line of the prompt (its program, in full history, had them).

@@ -21,7 +21,9 @@ import { sessions } from "../../bench/history/sessions/index.js";
 import { round3Sessions } from "../../bench/history/sessions/round3.js";
 import { buildTrace, turnSpecs, type TurnSpec } from "./traces.js";
 
-const legend = summaryLegend();
+/** Which legend a view's options call for: strict-prefix mode and keepLatestFull send fewer kinds of line. */
+const modeOf = (opts: ViewOptions): string => (opts.strictPrefix === true ? "strict" : opts.keepLatestFull === true ? "latest" : "default");
+const legendOf = (mode: string): string => summaryLegend({ strictPrefix: mode === "strict", keepLatestFull: mode === "latest" });
 
 /**
  * The kinds of summary line in a text: `; Label:` lines, `; (...)` lines, and the markers
@@ -54,21 +56,24 @@ function kindsOf(text: string, into: Set<string>): void {
 const IN_WORDS = new Set(["; Tool calls not listed", "; (...)", "(redefined)", "(redefined later)", "(N dropped)", "sample:", "of {", "keys:", "xN"]);
 
 /** What the legend must say for each kind: every `; Label:` and the name a tool's result was stored under. */
-function explained(kind: string): boolean {
+function explained(kind: string, legend: string): boolean {
   if (IN_WORDS.has(kind)) return true;
   if (kind === "-> name") return /`-> [a-z][\w-]*`: stored in/.test(legend);
   return kind.startsWith("; ") && legend.includes("`" + kind + ":`");
 }
 
-/** Summary texts and feedback lines of every compressed prompt of a trace, under a few option sets. */
-function collect(trace: Pick<RunTrace, "system" | "task" | "turns">, maxTurns: number, into: Set<string>, options: ViewOptions[]): void {
+/** Summary texts and feedback lines of every compressed prompt of a trace, under a few option sets, by the legend's mode (see modeOf). */
+function collect(trace: Pick<RunTrace, "system" | "task" | "turns">, maxTurns: number, byMode: Map<string, Set<string>>, options: ViewOptions[]): void {
   for (const opts of options) {
+    let into = byMode.get(modeOf(opts));
+    if (into === undefined) byMode.set(modeOf(opts), (into = new Set()));
     for (let k = 1; k <= trace.turns.length; k++) {
       const turns = trace.turns.slice(0, k);
       const input: ViewInput = { system: trace.system, task: trace.task, turns, maxTurns };
       const view = compressedView(input, opts);
       for (const p of view.turns ?? []) if (p.text !== turns[p.turn - 1].reply) kindsOf(p.text, into);
-      for (const m of view.messages.slice(2)) if (m.role === "user") kindsOf(m.content, into);
+      // The legend heads what a turn kept in full taught, in its feedback: not a line kind.
+      for (const m of view.messages.slice(2)) if (m.role === "user") kindsOf(m.content.replace(`${legendOf(modeOf(opts))}\n`, ""), into);
     }
   }
 }
@@ -90,44 +95,53 @@ function rejectedReturn(): RunTrace {
 }
 
 describe("the compressed view's legend (issue 20)", () => {
-  it("explains every summary line kind the view emits over the bench's sessions and generated turns, and names no other", async () => {
-    const kinds = new Set<string>();
+  // Strict-prefix mode sends no `; Read:` and no `; Note:` line, keepLatestFull no `; Note:`: each
+  // mode's legend explained both.
+  it("explains every summary line kind the view emits over the bench's sessions and generated turns, and names no other, in each mode", async () => {
+    const byMode = new Map<string, Set<string>>();
+    const latest = { ...defaultViewOptions, compressHistory: true, keepLatestFull: true };
     for (const session of [...sessions, ...round3Sessions]) {
       const step = await runSession(session);
-      collect(step.trace, session.replies.length, kinds, OPTIONS.slice(0, 2));
+      collect(step.trace, session.replies.length, byMode, [...OPTIONS.slice(0, 2), latest]);
     }
     // In a 14-turn budget and a 200-turn one, where more rewrites pay (a superseded line goes).
-    for (const specs of fc.sample(turnSpecs(3, 12), { numRuns: 60, seed: 20 })) for (const budget of [14, 200]) collect(buildTrace(specs, budget), budget, kinds, OPTIONS);
-    collect(rejectedReturn(), 6, kinds, OPTIONS);
+    for (const specs of fc.sample(turnSpecs(3, 12), { numRuns: 60, seed: 20 })) for (const budget of [14, 200]) collect(buildTrace(specs, budget), budget, byMode, [...OPTIONS, latest]);
+    collect(rejectedReturn(), 6, byMode, OPTIONS);
     // A turn whose only definition is redefined by the next one, many turns left: its summary says so.
     const only = (defs: TurnSpec["defs"], prints: number): TurnSpec => ({ status: "ok", defs, prints, tools: [], prose: 0 });
     const users = { name: "users", fn: false, value: Array.from({ length: 20 }, (_, i) => ({ id: i, name: `user ${i}` })) };
-    collect(buildTrace([only([users], 0), only([{ ...users, value: 1 }], 1), only([], 2), only([], 1)], 200), 200, kinds, OPTIONS);
+    collect(buildTrace([only([users], 0), only([{ ...users, value: 1 }], 1), only([], 2), only([], 1)], 200), 200, byMode, OPTIONS);
     // The collection itself works: these kinds occur in those sessions.
-    for (const k of ["; Defined", "; Function", "; Tool", "; Output", "; Note", "; Tool calls not listed", "(N dropped)", "(redefined later)", "(redefined)", "; Read", "; (...)", "sample:", "of {", "xN", "-> name"]) expect(kinds, k).toContain(k);
-    const unexplained = [...kinds].filter((k) => !explained(k));
-    expect(unexplained).toEqual([]);
-    // Only those: every line kind the legend names (a backticked `; Label`) occurs.
-    const named = [...legend.replace(/\n\s*/g, " ").matchAll(/`(; [A-Z][a-z]+(?: [a-z]+)*)/g)].map((m) => m[1]);
-    expect(named.length).toBeGreaterThan(5);
-    for (const n of named) expect([...kinds].some((k) => k === n || k.startsWith(n)), n).toBe(true);
-  }, 60_000);
+    const all = new Set([...byMode.values()].flatMap((s) => [...s]));
+    for (const k of ["; Defined", "; Function", "; Tool", "; Output", "; Note", "; Tool calls not listed", "(N dropped)", "(redefined later)", "(redefined)", "; Read", "; (...)", "sample:", "of {", "xN", "-> name"]) expect(all, k).toContain(k);
+    expect([...byMode.keys()].sort()).toEqual(["default", "latest", "strict"]);
+    for (const [mode, seen] of byMode) {
+      const text = legendOf(mode);
+      const unexplained = [...seen].filter((k) => !explained(k, text));
+      expect(unexplained, mode).toEqual([]);
+      // Only those: every line kind the mode's legend names (a backticked `; Label`) occurs in that mode.
+      const named = [...text.replace(/\n\s*/g, " ").matchAll(/`(; [A-Z][a-z]+(?: [a-z]+)*)/g)].map((m) => m[1]);
+      expect(named.length).toBeGreaterThan(3);
+      for (const n of named) expect([...seen].some((k) => k === n || k.startsWith(n)), `${mode}: ${n}`).toBe(true);
+    }
+  }, 90_000);
 });
 
 // The legend headed the first summary only: a turn kept in full with what it taught (keepLatestFull's
 // latest turn, a turn before an error) showed '; Defined: rows = vector[6], sample: ...' in prompts
 // with no summary, and so no legend (71 prompts over the bench's sessions and 300 generated traces).
 describe("every prompt that shows a summary line shows the legend before it", () => {
-  const labelled = (text: string): number => text.split("\n").findIndex((l) => l !== legend && /^; [A-Z][a-z]+[ :(]/.test(l));
+  const labelled = (text: string, legend: string): number => text.split("\n").findIndex((l) => l !== legend && /^; [A-Z][a-z]+[ :(]/.test(l));
   const check = (trace: Pick<RunTrace, "system" | "task" | "turns">, maxTurns: number, options: ViewOptions[]): void => {
     for (const opts of options) {
+      const legend = legendOf(modeOf(opts));
       for (let k = 1; k <= trace.turns.length; k++) {
         const turns = trace.turns.slice(0, k);
         const view = compressedView({ system: trace.system, task: trace.task, turns, maxTurns }, opts);
         // Summary lines are in summaries and in feedback, never in a reply kept as written.
         const kept = new Set((view.turns ?? []).filter((p) => p.text === turns[p.turn - 1].reply).map((p) => p.message));
         const shown = view.messages.slice(2).map((m, i) => (kept.has(i + 2) ? "" : m.content)).join("\n");
-        const at = labelled(shown);
+        const at = labelled(shown, legend);
         if (at >= 0) expect(shown.split("\n").slice(0, at).join("\n") + "\n", `${JSON.stringify(opts)} k=${k}`).toContain(legend + "\n");
       }
     }
@@ -140,7 +154,7 @@ describe("every prompt that shows a summary line shows the legend before it", ()
     expect(step.ok).toBe(true);
     const second = step.turns[1].messages.map((m) => (typeof m.content === "string" ? m.content : "")).join("\n");
     expect(second).toContain("; Defined: rows = vector[6]");
-    expect(second).toContain(legend);
+    expect(second).toContain(legendOf("latest"));
     check(step.trace, 3, [{ ...defaultViewOptions, compressHistory: true, keepLatestFull: true }]);
   });
 

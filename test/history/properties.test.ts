@@ -5,7 +5,7 @@ import { renderFeedback, renderTurnLine } from "../../src/trace/feedback.js";
 import { typeLabel } from "../../src/trace/record.js";
 import type { DefinitionTrace, RunTrace, Turn } from "../../src/trace/trace.js";
 import { compressedView, isErrored, planTurns, shownBesidesOutput } from "../../src/history/compressed.js";
-import { definitionSample, isWhole, learnedLines } from "../../src/history/summary.js";
+import { definitionSample, isWhole, learnedLines, writtenOut } from "../../src/history/summary.js";
 import { fullView } from "../../src/history/full.js";
 import { summaryLegend } from "../../src/history/legend.js";
 import { PAYBACK_HORIZON } from "../../src/history/prompts-left.js";
@@ -389,8 +389,9 @@ describe("compressed view properties", () => {
             if (!line.startsWith("; Defined: ") || line.endsWith("(redefined later)")) continue;
             // Samples only for a turn that printed nothing (scalars and short strings are their own value); shapes once its output is dropped.
             const d = t.definitions.find((x) => line.startsWith(`; Defined: ${x.name}`)) as DefinitionTrace;
-            // A small collection (EDN of 80 characters or less) shows itself where a larger one shows its shape.
-            const small = !outputShown && d.edn !== undefined && d.edn.length <= 80 && ["vector", "map", "set", "list"].includes(d.type);
+            // A small collection (EDN of 80 characters or less) shows itself where a larger one shows its shape, and beside its
+            // output when the program wrote it out.
+            const small = (!outputShown || writtenOut(t, d)) && d.edn !== undefined && d.edn.length <= 80 && ["vector", "map", "set", "list"].includes(d.type);
             if (t.prints.length === 0 && !isWhole(d) && !small) {
               teaching.add(line.includes(", sample: ") ? "sample" : "shape");
               if (!line.includes(", sample: ") && (d.size ?? 0) > 0 && d.type !== "string") expect(line, line).toMatch(/\] of |\] \{/);
@@ -436,7 +437,7 @@ describe("compressed view properties", () => {
             return;
           }
           // (Less the legend heading the first summary: no turn's price.)
-          const S = countTokens(shownAs[assistantAt(i)].content.replace(`${summaryLegend()}\n`, "")) + countTokens(shownAs[assistantAt(i) + 1].content);
+          const S = countTokens(shownAs[assistantAt(i)].content.replace(`${summaryLegend({ strictPrefix: true })}\n`, "")) + countTokens(shownAs[assistantAt(i) + 1].content);
           // The turn as it stays when kept: its reply, and its feedback with its own last N lines (or
           // all, where cutting them would not pay) and without the names in memory. The latest turn's
           // output is always whole.
@@ -469,7 +470,7 @@ describe("compressed view properties", () => {
         const input = inputOf(trace);
         // Less the legend heading the first summary line, a summary's or a full turn's feedback's (the
         // full view's own note on `Stored:` sits in the agent's system prompt, which the compressed view leaves out).
-        const legend = summaryLegend() + "\n";
+        const legend = summaryLegend(options) + "\n";
         const compressed = compressedView(input, options).messages;
         compressed.forEach((m, i) => {
           const text: string = m.content;

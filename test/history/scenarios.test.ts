@@ -46,9 +46,10 @@ const agent = SubAgent.create({
 
 /** Roles and kinds of the messages sent for one turn: summary, full code (a reply as the model wrote it), feedback. */
 /** The summaries an assistant message holds: consecutive summaries share one, a blank line apart; the first in a prompt is headed by the legend. */
+const legends = [{}, { keepLatestFull: true }, { strictPrefix: true }].map((mode) => summaryLegend(mode) + "\n");
 const summariesIn = (content: string): string[] => {
-  const legend = summaryLegend() + "\n";
-  return (content.startsWith(legend) ? content.slice(legend.length) : content).split(/\n\n(?=; )/);
+  const legend = legends.find((l) => content.startsWith(l));
+  return (legend === undefined ? content : content.slice(legend.length)).split(/\n\n(?=; )/);
 };
 
 function shape(messages: ReadonlyArray<{ role: string; content: string }>, replies: readonly string[]): string[] {
