@@ -51,7 +51,8 @@ function cost(trace: RunTrace, options: ViewOptions, price: ModelPrice, maxTurns
  */
 function ratio(trace: RunTrace, cache: CacheName, n = trace.turns.length, price: ModelPrice = MODELS[cache], extra: Partial<ViewOptions> = {}): number {
   const cacheMinTokens = price.cache.kind === "none" ? 0 : price.cache.minTokens;
-  return cost(trace, { ...defaultViewOptions, ...extra, compressHistory: true, cacheModel: cache, cacheMinTokens }, price, n) / cost(trace, { ...defaultViewOptions, ...extra, compressHistory: false }, price, n);
+  const cacheWrite = price.cache.kind === "breakpoint" ? price.cache.write : defaultViewOptions.cacheWrite;
+  return cost(trace, { ...defaultViewOptions, ...extra, compressHistory: true, cacheModel: cache, cacheMinTokens, cacheWrite }, price, n) / cost(trace, { ...defaultViewOptions, ...extra, compressHistory: false }, price, n);
 }
 
 const rows = Array.from({ length: 200 }, (_, i) => ({ id: i, sku: `SKU-${1000 + i}`, city: ["Oslo", "Lima", "Perth"][i % 3], qty: (i * 7) % 13, price: (i * 37) % 500, note: `note ${i} ${"x".repeat(i % 17)}` }));
@@ -290,6 +291,18 @@ describe("compressed history is never dearer than full history", () => {
       const trace = (await SubAgent.run(agent, { llm: scriptedLlm(replies), context: { rows } })).trace;
       for (const cache of ["token-prefix", "breakpoint"] as const) expect(ratio(trace, cache, replies.length * factor), `${factor}x, ${cache}`).toBeLessThan(1);
     }
+  }, 60_000);
+
+  // A helper refined every turn, its body growing by a term, printing one score: the turn just done
+  // stays as written (its source does not fit after its summary) and is summarized a prompt later
+  // where that pays. Priced at a 5-minute cache's 1.25x write under Anthropic's 1-hour cache, which
+  // writes at 2x, those rewrites did not pay: 1.0023x full history at the run's own budget (14,291
+  // against 14,258 token-equivalents). The view is told the cache's write price (cacheWrite).
+  it("a helper refined every turn, under a 1-hour cache writing at 2x, at its own budget", async () => {
+    const replies = [...Array.from({ length: 16 }, (_, k) => `Next.\n\n\`\`\`clojure\n(defn score [r] (+ ${Array.from({ length: k + 1 }, (_, j) => `(* ${j + 1} (:qty r))`).join(" ")}))\n(println (score (first data/rows)))\n\`\`\``), "Done.\n\n```clojure\n(return 1)\n```"];
+    const agent = SubAgent.create({ prompt: "Look through the rows and report.", maxTurns: replies.length });
+    const trace = (await SubAgent.run(agent, { llm: scriptedLlm(replies), context: { rows } })).trace;
+    expect(ratio(trace, "breakpoint", replies.length, { input: 1, output: 0, cache: PROVIDER_CACHES["anthropic-1h"] })).toBeLessThanOrEqual(1);
   }, 60_000);
 
   // Orders with six fields, for sessions whose silent turns show their records' keys.
