@@ -268,10 +268,14 @@ function withCalled(names: readonly string[], bodies: ReadonlyMap<string, Defini
  * `visible` turns (and every prompt after it): that prompt writes the summary and everything after
  * it again (the newest turn is new there either way), and each prompt from it on (as many as
  * promptsLeft counts) reads the summary instead of the reply. Later turns are counted at their reply's size, which bounds what they show.
+ * `legend`: the share of the legend the summary owes when it is the prompt's first (legendShare),
+ * as the fit in its turn counts it. Left out, a helper refined every turn, each turn kept as written
+ * for its source and the first summarized later, cost 1.0026x full history under breakpoints at its
+ * own budget.
  */
-function summaryPays(input: ViewInput, options: Required<ViewOptions>, summaryOptions: SummaryOptions, plan: TurnPlan, i: number, visible: number): boolean {
+function summaryPays(input: ViewInput, options: Required<ViewOptions>, summaryOptions: SummaryOptions, plan: TurnPlan, i: number, visible: number, legend = 0): boolean {
   const turn = input.turns[i];
-  const summarized = summarizedTokens(input, plan, summaryOptions, i);
+  const summarized = summarizedTokens(input, plan, summaryOptions, i) + legend;
   const written = sizesOf(turn).reply + feedbackTokens(historyFeedback(input, turn, plan, false));
   return payback(viewPrice(options), { savedTokens: written - summarized, prompts: promptsLeft(input.maxTurns, visible), rewrittenTokens: summarized + laterTokens(input.turns, i, visible) }).pays;
 }
@@ -835,7 +839,7 @@ export const compressedView: PromptView = (input, rawOptions) => {
       // not fit after its summary, the turn stays as written for that prompt (its summary restates
       // it at more than its size), and later only until summarizing it pays. Summarized without the
       // source, a sentence and a defn left the next prompt the signature alone.
-      else if (latest ? sourceLeftOut(turn, tail) : !options.strictPrefix && keptForSource(input, rawOptions, i) && !summaryPays(input, options, summaryOptions, plan, i, i + 2)) full = latest ? "short" : "cost";
+      else if (latest ? sourceLeftOut(turn, tail) : !options.strictPrefix && keptForSource(input, rawOptions, i) && !summaryPays(input, options, summaryOptions, plan, i, i + 2, legend)) full = latest ? "short" : "cost";
       else {
         stats.turnsCompressed++;
         const superseded = plan.superseded?.size ?? 0;

@@ -305,6 +305,18 @@ describe("compressed history is never dearer than full history", () => {
     expect(ratio(trace, "breakpoint", replies.length, { input: 1, output: 0, cache: PROVIDER_CACHES["anthropic-1h"] })).toBeLessThanOrEqual(1);
   }, 60_000);
 
+  // The same helper refined over 11 turns without prose: each turn just done stays as written (its
+  // source does not fit after its summary), and the first of them summarized later, where that paid,
+  // brought the legend heading the run's first summary, which the payback left out: 1.0026x full
+  // history under a 5-minute breakpoint cache at the run's own budget (8,033 against 8,013
+  // token-equivalents; now 0.9845x). The legend is now priced with it.
+  it("a turn summarized later as a run's first summary pays for the legend it brings", async () => {
+    const replies = [...Array.from({ length: 11 }, (_, k) => `\n\n\`\`\`clojure\n(defn score [r] (+ ${Array.from({ length: k + 1 }, (_, j) => `(* ${j + 1} (:qty r))`).join(" ")}))\n(println (score (first data/rows)))\n\`\`\``), "Done.\n\n```clojure\n(return 1)\n```"];
+    const agent = SubAgent.create({ prompt: "Look through the rows and report.", maxTurns: replies.length });
+    const trace = (await SubAgent.run(agent, { llm: scriptedLlm(replies), context: { rows } })).trace;
+    expect(ratio(trace, "breakpoint")).toBeLessThanOrEqual(1);
+  }, 60_000);
+
   // Orders with six fields, for sessions whose silent turns show their records' keys.
   const orders = Array.from({ length: 40 }, (_, i) => ({ id: i + 1, customer: `customer-${1000 + ((i * 7919) % 9000)}`, city: ["Lisbon", "Oslo", "Quito", "Hanoi"][i % 4], status: ["open", "held"][i % 2], total: ((i * 3571) % 90000) / 100, note: ["gift wrap", "call first", "fragile"][i % 3] }));
   const step = (code: string): string => `Next step.\n\n\`\`\`clojure\n${code}\n\`\`\``;
