@@ -298,11 +298,17 @@ describe("compressed history is never dearer than full history", () => {
   // where that pays. Priced at a 5-minute cache's 1.25x write under Anthropic's 1-hour cache, which
   // writes at 2x, those rewrites did not pay: 1.0023x full history at the run's own budget (14,291
   // against 14,258 token-equivalents). The view is told the cache's write price (cacheWrite).
-  it("a helper refined every turn, under a 1-hour cache writing at 2x, at its own budget", async () => {
+  it("a helper refined every turn at its own budget, and a log grown every turn at twice it, under a 1-hour cache writing at 2x", async () => {
     const replies = [...Array.from({ length: 16 }, (_, k) => `Next.\n\n\`\`\`clojure\n(defn score [r] (+ ${Array.from({ length: k + 1 }, (_, j) => `(* ${j + 1} (:qty r))`).join(" ")}))\n(println (score (first data/rows)))\n\`\`\``), "Done.\n\n```clojure\n(return 1)\n```"];
     const agent = SubAgent.create({ prompt: "Look through the rows and report.", maxTurns: replies.length });
     const trace = (await SubAgent.run(agent, { llm: scriptedLlm(replies), context: { rows } })).trace;
     expect(ratio(trace, "breakpoint", replies.length, { input: 1, output: 0, cache: PROVIDER_CACHES["anthropic-1h"] })).toBeLessThanOrEqual(1);
+    // A log string grown every turn without printing, with a budget of twice its turns: its
+    // superseded lines were left out where that paid at 1.25x, 1.0122x full history under the hour's cache.
+    const grown = [...Array.from({ length: 16 }, (_, k) => `Next.\n\n\`\`\`clojure\n(def log (apply str (repeat ${(k + 1) * 200} "ab ")))\n\`\`\``), "Done.\n\n```clojure\n(return 1)\n```"];
+    const logAgent = SubAgent.create({ prompt: "Look through the rows and report.", maxTurns: grown.length * 2 });
+    const logTrace = (await SubAgent.run(logAgent, { llm: scriptedLlm(grown), context: { rows } })).trace;
+    expect(ratio(logTrace, "breakpoint", grown.length * 2, { input: 1, output: 0, cache: PROVIDER_CACHES["anthropic-1h"] })).toBeLessThanOrEqual(1);
   }, 60_000);
 
   // The same helper refined over 11 turns without prose: each turn just done stays as written (its
