@@ -12,7 +12,7 @@ import { fullView } from "./full.js";
 import { type HistoryView, type LegendMode, summaryLegend, viewSystem } from "./legend.js";
 import { payback } from "../compaction/payback.js";
 import { promptsLeft } from "./prompts-left.js";
-import { providerPrice, readMultiplier, writeMultiplier, type ModelPrice } from "../compaction/prices.js";
+import { anthropicCache, providerPrice, readMultiplier, writeMultiplier, type ModelPrice } from "../compaction/prices.js";
 import { definitionLine, type Detail, isSmall, isWhole, learnedLines, noteLine, renderSummary, type RenderedSummary, type SummaryOptions, writtenOut } from "./summary.js";
 import { countTokens, TOKENS_PER_MESSAGE } from "../compaction/tokens.js";
 import { freeNames, read, showStandIns } from "../lisp/index.js";
@@ -268,18 +268,22 @@ function withCalled(names: readonly string[], bodies: ReadonlyMap<string, Defini
  * `visible` turns (and every prompt after it): that prompt writes the summary and everything after
  * it again (the newest turn is new there either way), and each prompt from it on (as many as
  * promptsLeft counts) reads the summary instead of the reply. Later turns are counted at their reply's size, which bounds what they show.
+ * `legend`: the share of the legend the summary owes when it is the prompt's first (legendShare),
+ * as the fit in its turn counts it. Left out, a helper refined every turn, each turn kept as written
+ * for its source and the first summarized later, cost 1.0026x full history under breakpoints at its
+ * own budget.
  */
-function summaryPays(input: ViewInput, options: Required<ViewOptions>, summaryOptions: SummaryOptions, plan: TurnPlan, i: number, visible: number): boolean {
+function summaryPays(input: ViewInput, options: Required<ViewOptions>, summaryOptions: SummaryOptions, plan: TurnPlan, i: number, visible: number, legend = 0): boolean {
   const turn = input.turns[i];
-  const summarized = summarizedTokens(input, plan, summaryOptions, i);
+  const summarized = summarizedTokens(input, plan, summaryOptions, i) + legend;
   const written = sizesOf(turn).reply + feedbackTokens(historyFeedback(input, turn, plan, false));
-  return payback(VIEW_PRICES[options.cacheModel], { savedTokens: written - summarized, prompts: promptsLeft(input.maxTurns, visible), rewrittenTokens: summarized + laterTokens(input.turns, i, visible) }).pays;
+  return payback(viewPrice(options), { savedTokens: written - summarized, prompts: promptsLeft(input.maxTurns, visible), rewrittenTokens: summarized + laterTokens(input.turns, i, visible) }).pays;
 }
 
 /** Whether dropping the function source after turn `i`'s summary, first in the prompt over `visible` turns, pays. */
 function codeDropPays(input: ViewInput, options: Required<ViewOptions>, i: number, visible: number): boolean {
   const code = lineTokens(functionSources(input.turns[i]));
-  return payback(VIEW_PRICES[options.cacheModel], { savedTokens: code, prompts: promptsLeft(input.maxTurns, visible), rewrittenTokens: laterTokens(input.turns, i, visible) }).pays;
+  return payback(viewPrice(options), { savedTokens: code, prompts: promptsLeft(input.maxTurns, visible), rewrittenTokens: laterTokens(input.turns, i, visible) }).pays;
 }
 
 /** Turn `i` summarized: its summary and the short feedback after it. */
@@ -363,7 +367,7 @@ export function shownBesidesOutput(input: ViewInput, plan: Pick<TurnPlan, "redef
  * comes first: the next program builds on it, and if that program fails in one of the functions,
  * the next prompt keeps the code where it was.
  */
-function tailOf(turn: Turn, summary: string, feedback: string | undefined, rewritten: boolean, legend: number): string {
+function tailOf(turn: Turn, summary: string, feedback: string | undefined, rewritten: ModelPrice | undefined, legend: number): string {
   const code = functionSources(turn);
   const note = noteOf(turn);
   // With the breakpoint layout the tail shares the feedback's message, which the next prompt
@@ -372,16 +376,16 @@ function tailOf(turn: Turn, summary: string, feedback: string | undefined, rewri
   // without printing cost 1.010x full history (never-dearer.test.ts).
   // The first summary's share of the legend is owed by the tail too (see legendShare): fitted
   // without it, a first summary on a run's last prompts sent more than the turn it replaced.
-  const margin = legend + (rewritten && feedback !== undefined ? tailRewrite(feedback) : 0);
+  const margin = legend + (rewritten !== undefined && feedback !== undefined ? tailRewrite(feedback, rewritten) : 0);
   for (const tail of [note === "" || code === "" ? "" : `${code}\n${note}`, code, note]) {
     if (tail !== "" && fits(`${summary}\n${tail}`, feedback, turn.reply, turn.feedback, margin)) return tail;
   }
   return "";
 }
 
-/** A feedback message written again under a breakpoint cache, in tokens at the write price: (write − read) / write of the message. */
-function tailRewrite(feedback: string): number {
-  const cache = VIEW_PRICES.breakpoint.cache;
+/** A feedback message written again under a breakpoint cache (`price`), in tokens at the write price: (write − read) / write of the message. */
+function tailRewrite(feedback: string, price: ModelPrice): number {
+  const cache = price.cache;
   const write = writeMultiplier(cache);
   return Math.ceil(((write - readMultiplier(cache)) / write) * (lineTokens(feedback) + TOKENS_PER_MESSAGE));
 }
@@ -481,7 +485,7 @@ function dropPays(input: ViewInput, options: Required<ViewOptions>, summaryOptio
   const line = lineTokens(definitionLine(d, false, detail === "shape" ? "shape" : "sample", summaryOptions));
   const marker = lineTokens(definitionLine(d, true, "sample", summaryOptions));
   const rewritten = summarizedTokens(input, plans[i], summaryOptions, i) - line + marker + laterTokens(input.turns, i, visible) + legendRewritten(plans, i, options);
-  return payback(VIEW_PRICES[options.cacheModel], { savedTokens: line - marker, prompts: promptsLeft(input.maxTurns, visible), rewrittenTokens: rewritten }).pays;
+  return payback(viewPrice(options), { savedTokens: line - marker, prompts: promptsLeft(input.maxTurns, visible), rewrittenTokens: rewritten }).pays;
 }
 
 /**
@@ -537,10 +541,10 @@ function limitPrints(input: ViewInput, plans: TurnPlan[], options: Required<View
   // Its lowest mark past the task is message 2v - 2 (two messages a turn after the system prompt
   // and task: turn e's entry ends at message 2e + 3), and a lookup goes back `lookback` messages
   // from a mark: an entry further back is not found (PrintRule.reach).
-  const cache = VIEW_PRICES.breakpoint.cache;
+  const cache = viewPrice({ cacheModel: "breakpoint", cacheWrite: options.cacheWrite }).cache;
   const lookback = cache.kind === "breakpoint" ? cache.lookback : Infinity;
   const reach = entryAfter === undefined ? undefined : (end: number) => Math.ceil((2 * (end + shown) - 5 - lookback) / 2);
-  const rule: PrintRule = { limit, tokens: options.printlnHistoryTokens, dropAfter: options.dropAfterTokens, price: VIEW_PRICES[options.cacheModel], promptsLeft: (end) => promptsLeft(input.maxTurns, end + shown), rest, ...(entryAfter === undefined ? {} : { entryAfter }), ...(reach === undefined ? {} : { reach }) };
+  const rule: PrintRule = { limit, tokens: options.printlnHistoryTokens, dropAfter: options.dropAfterTokens, price: viewPrice(options), promptsLeft: (end) => promptsLeft(input.maxTurns, end + shown), rest, ...(entryAfter === undefined ? {} : { entryAfter }), ...(reach === undefined ? {} : { reach }) };
   const cuts: number[] = [];
   const cut = printCut(lines, tokens, rule, !options.keepLatestFull, cuts);
   let offset = 0;
@@ -566,7 +570,7 @@ function limitPrints(input: ViewInput, plans: TurnPlan[], options: Required<View
 function strictCutPays(input: ViewInput, plans: readonly TurnPlan[], options: Required<ViewOptions>, summaryOptions: SummaryOptions, i: number, kept: number): boolean {
   const seen = seenOf(input.turns[i], input.maxPrintChars);
   const left = partTokens(seen.lines, seen.tokens, kept);
-  return payback(VIEW_PRICES[options.cacheModel], { savedTokens: seen.tokens - left, prompts: promptsLeft(input.maxTurns, i + 2), rewrittenTokens: left + shownBesidesOutput(input, plans[i], i, summaryOptions) }).pays;
+  return payback(viewPrice(options), { savedTokens: seen.tokens - left, prompts: promptsLeft(input.maxTurns, i + 2), rewrittenTokens: left + shownBesidesOutput(input, plans[i], i, summaryOptions) }).pays;
 }
 
 const legendTokens = new Map<string, number>();
@@ -609,7 +613,7 @@ export interface PrintRule {
   limit: number;
   tokens: number;
   dropAfter: number;
-  /** The cache a cut is priced under (see {@link VIEW_PRICES}); absent: cuts always pay. */
+  /** The cache a cut is priced under (see {@link viewPrice}); absent: cuts always pay. */
   price?: ModelPrice;
   /** Prompts still to come (this one included) when the stream holds `end` turns. */
   promptsLeft?: (end: number) => number;
@@ -637,13 +641,22 @@ export interface PrintRule {
   reach?: (end: number) => number;
 }
 
+const PREFIX_PRICE = providerPrice(1, 0, "openai");
+const breakpointPrices = new Map<number, ModelPrice>();
+
 /**
- * The price each view cache model stands for, per input token, as its provider's current models
- * bill a cache (prices.ts): a prefix cache reads at 0.1x and rewrites at 1x (so a rewritten token
- * costs 9 cached reads more), a breakpoint cache writes at 1.25x (11.5). The view has no model to
- * look up; the payback rule needs only these ratios.
+ * The price the view's cache stands for, per input token, as its provider's current models bill a
+ * cache (prices.ts): a prefix cache reads at 0.1x and rewrites at 1x (so a rewritten token costs 9
+ * cached reads more), a breakpoint cache writes at `cacheWrite` (1.25x: 11.5; an hour's cache, 2x:
+ * 19). The view has no model to look up; the payback rule needs only these ratios. Every decision
+ * of the view prices here.
  */
-export const VIEW_PRICES: Readonly<Record<"token-prefix" | "breakpoint", ModelPrice>> = { "token-prefix": providerPrice(1, 0, "openai"), breakpoint: providerPrice(1, 0, "anthropic") };
+export function viewPrice(options: Pick<Required<ViewOptions>, "cacheModel" | "cacheWrite">): ModelPrice {
+  if (options.cacheModel !== "breakpoint") return PREFIX_PRICE;
+  let price = breakpointPrices.get(options.cacheWrite);
+  if (price === undefined) breakpointPrices.set(options.cacheWrite, (price = { input: 1, output: 0, cache: anthropicCache(1024, options.cacheWrite) }));
+  return price;
+}
 
 /**
  * How many of the oldest println lines are dropped, given each turn's lines and tokens
@@ -824,16 +837,16 @@ export const compressedView: PromptView = (input, rawOptions) => {
       const legend = first ? legendShare(input, options, i) : 0;
       const summary = taughtSummary(turn, plan, summaryOptions, shortFeedback, options.strictPrefix || options.keepLatestFull ? "" : functionSources(turn), legend);
       const latest = i === last && !options.strictPrefix;
-      const tail = summary === undefined ? "" : latest ? tailOf(turn, counted(turn, summary), shortFeedback, ownMessages && promptsLeft(input.maxTurns, last + 1) > 1, legend) : plan.code === true ? functionSources(turn) : "";
+      const tail = summary === undefined ? "" : latest ? tailOf(turn, counted(turn, summary), shortFeedback, ownMessages && promptsLeft(input.maxTurns, last + 1) > 1 ? viewPrice(options) : undefined, legend) : plan.code === true ? functionSources(turn) : "";
       // A summary never restates a program at more than the program's size (terse programs
       // stay as written, as full history shows them).
       if (summary === undefined) full = "short";
-      else if (options.strictPrefix && !paysBack(summary.text, shortFeedback, turn.reply, keptFeedback(input, turn, plan, i === last, options), options.paybackPrompts, VIEW_PRICES[options.cacheModel], options.keepLatestFull)) full = "cost";
+      else if (options.strictPrefix && !paysBack(summary.text, shortFeedback, turn.reply, keptFeedback(input, turn, plan, i === last, options), options.paybackPrompts, viewPrice(options), options.keepLatestFull)) full = "cost";
       // The next program builds on the functions the turn just done defined: when their source does
       // not fit after its summary, the turn stays as written for that prompt (its summary restates
       // it at more than its size), and later only until summarizing it pays. Summarized without the
       // source, a sentence and a defn left the next prompt the signature alone.
-      else if (latest ? sourceLeftOut(turn, tail) : !options.strictPrefix && keptForSource(input, rawOptions, i) && !summaryPays(input, options, summaryOptions, plan, i, i + 2)) full = latest ? "short" : "cost";
+      else if (latest ? sourceLeftOut(turn, tail) : !options.strictPrefix && keptForSource(input, rawOptions, i) && !summaryPays(input, options, summaryOptions, plan, i, i + 2, legend)) full = latest ? "short" : "cost";
       else {
         stats.turnsCompressed++;
         const superseded = plan.superseded?.size ?? 0;

@@ -74,6 +74,13 @@ export interface ViewOptions {
    */
   cacheMinTokens?: number;
   /**
+   * What a breakpoint cache bills a token written into it, as a multiple of the input price
+   * (`write` of its cache in prices.ts: 1.25 for Anthropic's 5-minute cache, 2 for its 1-hour one).
+   * Every rewrite the view makes must pay back at this price; priced at 1.25 under a cache writing
+   * at 2x, a function refined every turn cost 1.0023x full history at its own budget. Default 1.25.
+   */
+  cacheWrite?: number;
+  /**
    * The first turns an earlier prompt of the run sent as full history shows them, under its system
    * prompt: a run saved under full history and resumed with compression (`SubAgent.resume` sets it).
    * They are shown so, as the turns below the cache's minimum are, so the cache that holds them
@@ -129,6 +136,7 @@ export const viewOptionsSchema = z.object({
   cacheModel: z.enum(["token-prefix", "breakpoint"]).default("token-prefix"),
   cacheMinTokens: count.default(1024),
   fullTurns: count.default(0),
+  cacheWrite: z.number().finite().nonnegative().default(1.25),
 });
 
 /** Every view option filled in. */

@@ -6,7 +6,7 @@ import { SubAgent } from "../../src/agent/subagent.js";
 import { createMeter } from "../../src/compaction/measure.js";
 import { countTokens } from "../../src/compaction/tokens.js";
 import { anthropicCache, openaiCache, type ModelPrice } from "../../src/compaction/prices.js";
-import { compressedView, printCut, VIEW_PRICES } from "../../src/history/compressed.js";
+import { compressedView, printCut, viewPrice } from "../../src/history/compressed.js";
 import { readMultiplier, writeMultiplier } from "../../src/compaction/prices.js";
 import { defaultViewOptions, type ViewOptions } from "../../src/history/view.js";
 import { historySection, summaryLegend } from "../../src/history/legend.js";
@@ -148,21 +148,24 @@ describe("cache models", () => {
     expect(cost(trace, compressed("breakpoint"), BREAKPOINT)).toBeLessThanOrEqual(cost(trace, full, BREAKPOINT));
   });
 
-  it("the payback rule prices a rewrite from the price table: 9 cached reads for a prefix cache, 11.5 for a breakpoint cache's 1.25x write", () => {
-    const ratio = (model: "token-prefix" | "breakpoint"): number => (writeMultiplier(VIEW_PRICES[model].cache) - readMultiplier(VIEW_PRICES[model].cache)) / readMultiplier(VIEW_PRICES[model].cache);
+  it("the payback rule prices a rewrite from the price table: 9 cached reads for a prefix cache, 11.5 for a breakpoint cache's 1.25x write, 19 for an hour's 2x", () => {
+    const price = (model: "token-prefix" | "breakpoint", cacheWrite = 1.25) => viewPrice({ cacheModel: model, cacheWrite });
+    const ratio = (model: "token-prefix" | "breakpoint", cacheWrite?: number): number => (writeMultiplier(price(model, cacheWrite).cache) - readMultiplier(price(model, cacheWrite).cache)) / readMultiplier(price(model, cacheWrite).cache);
     expect(ratio("token-prefix")).toBeCloseTo(9, 9);
     expect(ratio("breakpoint")).toBeCloseTo(11.5, 9);
+    expect(ratio("breakpoint", 2)).toBeCloseTo(19, 9);
     // Three turns of 10 lines and 1,000 tokens: the cut drops two turns (2,000 tokens) and rewrites one (1,000).
     const lines = [10, 10, 10];
     const tokens = [1000, 1000, 1000];
-    const cut = (model: "token-prefix" | "breakpoint", prompts: number): number => printCut(lines, tokens, { limit: 15, tokens: 2000, dropAfter: 500, price: VIEW_PRICES[model], promptsLeft: () => prompts }, false);
-    // 4 x 2,000 < 9 x 1,000: no cut under either; 5 x 2,000 pays at 9 but not at 11.5; 6 x 2,000 pays at both.
+    const cut = (model: "token-prefix" | "breakpoint", prompts: number, cacheWrite?: number): number => printCut(lines, tokens, { limit: 15, tokens: 2000, dropAfter: 500, price: price(model, cacheWrite), promptsLeft: () => prompts }, false);
+    // 4 x 2,000 < 9 x 1,000: no cut under either; 5 x 2,000 pays at 9 but not at 11.5; 6 x 2,000 pays at both, not at 19.
     expect([cut("token-prefix", 4), cut("breakpoint", 4)]).toEqual([0, 0]);
     expect([cut("token-prefix", 5), cut("breakpoint", 5)]).toEqual([20, 0]);
-    expect([cut("token-prefix", 6), cut("breakpoint", 6)]).toEqual([20, 20]);
+    expect([cut("token-prefix", 6), cut("breakpoint", 6), cut("breakpoint", 6, 2)]).toEqual([20, 20, 0]);
+    expect(cut("breakpoint", 10, 2)).toBe(20);
     // Eight turns of one 400-token line, each showing 100 tokens besides, a 1,000-token budget. The
     // first cut (prompt over five turns) drops turns 1-3; the next (over eight) would drop turns 4-6.
-    const eight = { limit: 15, tokens: 1000, dropAfter: 500, price: VIEW_PRICES.breakpoint, promptsLeft: () => 8, rest: new Array<number>(8).fill(100) };
+    const eight = { limit: 15, tokens: 1000, dropAfter: 500, price: price("breakpoint"), promptsLeft: () => 8, rest: new Array<number>(8).fill(100) };
     const cuts = (entryAfter?: (end: number) => number): number[] => {
       const out: number[] = [];
       printCut(new Array<number>(8).fill(1), new Array<number>(8).fill(400), entryAfter === undefined ? eight : { ...eight, entryAfter }, true, out);

@@ -215,7 +215,10 @@ describe("keeping what a model needs", () => {
     const score = '(defn score "Weighted score" [o] (+ (* 0.7 (:total o)) (* 0.3 (:items o)) (if (= (:status o) "held") -50 0)))';
     const helpers = "(def f (fn [a b] (+ a b)))\n(def h (fn named [x y z] x))\n(def m (let [base 10] (fn [x] (+ base x))))\n(defn p \"doc\" [q] q)";
     // Summarizing the four helpers later saves too little to repay the rewrite: they stay as written.
-    for (const [first, later] of [[reply("A scoring helper.", score), []], [reply("Helpers for the orders, which I will use in every later turn to score and filter.", helpers), [{ turn: 1, reason: "cost" }]]] as const) {
+    // So does a short helper now that the run's first summary owes its share of the legend
+    // (summaryPays): summarized, it cost this run 1.0039x full history under breakpoints.
+    const long = '(defn score "Weighted score" [o] (cond (= (:status o) "held") (- (* 0.7 (:total o)) 50) (> (:items o) 10) (+ (* 0.7 (:total o)) (* 0.4 (:items o))) (> (:total o) 1000) (* 0.9 (:total o)) (< (:total o) 10) 0 :else (+ (* 0.7 (:total o)) (* 0.3 (:items o)))))';
+    for (const [first, later] of [[reply("A scoring helper.", long), []], [reply("A scoring helper.", score), [{ turn: 1, reason: "cost" }]], [reply("Helpers for the orders, which I will use in every later turn to score and filter.", helpers), [{ turn: 1, reason: "cost" }]]] as const) {
       const trace = await run([first, reply("Use.", '(println "used" 1)'), reply("Again.", '(println "again" 2)'), reply("Done.", "(return 1)")]);
       for (const cacheModel of ["token-prefix", "breakpoint"] as const) {
         const next = view(trace, 1, options(cacheModel), 30);

@@ -51,7 +51,8 @@ function cost(trace: RunTrace, options: ViewOptions, price: ModelPrice, maxTurns
  */
 function ratio(trace: RunTrace, cache: CacheName, n = trace.turns.length, price: ModelPrice = MODELS[cache], extra: Partial<ViewOptions> = {}): number {
   const cacheMinTokens = price.cache.kind === "none" ? 0 : price.cache.minTokens;
-  return cost(trace, { ...defaultViewOptions, ...extra, compressHistory: true, cacheModel: cache, cacheMinTokens }, price, n) / cost(trace, { ...defaultViewOptions, ...extra, compressHistory: false }, price, n);
+  const cacheWrite = price.cache.kind === "breakpoint" ? price.cache.write : defaultViewOptions.cacheWrite;
+  return cost(trace, { ...defaultViewOptions, ...extra, compressHistory: true, cacheModel: cache, cacheMinTokens, cacheWrite }, price, n) / cost(trace, { ...defaultViewOptions, ...extra, compressHistory: false }, price, n);
 }
 
 const rows = Array.from({ length: 200 }, (_, i) => ({ id: i, sku: `SKU-${1000 + i}`, city: ["Oslo", "Lima", "Perth"][i % 3], qty: (i * 7) % 13, price: (i * 37) % 500, note: `note ${i} ${"x".repeat(i % 17)}` }));
@@ -290,6 +291,36 @@ describe("compressed history is never dearer than full history", () => {
       const trace = (await SubAgent.run(agent, { llm: scriptedLlm(replies), context: { rows } })).trace;
       for (const cache of ["token-prefix", "breakpoint"] as const) expect(ratio(trace, cache, replies.length * factor), `${factor}x, ${cache}`).toBeLessThan(1);
     }
+  }, 60_000);
+
+  // A helper refined every turn, its body growing by a term, printing one score: the turn just done
+  // stays as written (its source does not fit after its summary) and is summarized a prompt later
+  // where that pays. Priced at a 5-minute cache's 1.25x write under Anthropic's 1-hour cache, which
+  // writes at 2x, those rewrites did not pay: 1.0023x full history at the run's own budget (14,291
+  // against 14,258 token-equivalents). The view is told the cache's write price (cacheWrite).
+  it("a helper refined every turn at its own budget, and a log grown every turn at twice it, under a 1-hour cache writing at 2x", async () => {
+    const replies = [...Array.from({ length: 16 }, (_, k) => `Next.\n\n\`\`\`clojure\n(defn score [r] (+ ${Array.from({ length: k + 1 }, (_, j) => `(* ${j + 1} (:qty r))`).join(" ")}))\n(println (score (first data/rows)))\n\`\`\``), "Done.\n\n```clojure\n(return 1)\n```"];
+    const agent = SubAgent.create({ prompt: "Look through the rows and report.", maxTurns: replies.length });
+    const trace = (await SubAgent.run(agent, { llm: scriptedLlm(replies), context: { rows } })).trace;
+    expect(ratio(trace, "breakpoint", replies.length, { input: 1, output: 0, cache: PROVIDER_CACHES["anthropic-1h"] })).toBeLessThanOrEqual(1);
+    // A log string grown every turn without printing, with a budget of twice its turns: its
+    // superseded lines were left out where that paid at 1.25x, 1.0122x full history under the hour's cache.
+    const grown = [...Array.from({ length: 16 }, (_, k) => `Next.\n\n\`\`\`clojure\n(def log (apply str (repeat ${(k + 1) * 200} "ab ")))\n\`\`\``), "Done.\n\n```clojure\n(return 1)\n```"];
+    const logAgent = SubAgent.create({ prompt: "Look through the rows and report.", maxTurns: grown.length * 2 });
+    const logTrace = (await SubAgent.run(logAgent, { llm: scriptedLlm(grown), context: { rows } })).trace;
+    expect(ratio(logTrace, "breakpoint", grown.length * 2, { input: 1, output: 0, cache: PROVIDER_CACHES["anthropic-1h"] })).toBeLessThanOrEqual(1);
+  }, 60_000);
+
+  // The same helper refined over 11 turns without prose: each turn just done stays as written (its
+  // source does not fit after its summary), and the first of them summarized later, where that paid,
+  // brought the legend heading the run's first summary, which the payback left out: 1.0026x full
+  // history under a 5-minute breakpoint cache at the run's own budget (8,033 against 8,013
+  // token-equivalents; now 0.9845x). The legend is now priced with it.
+  it("a turn summarized later as a run's first summary pays for the legend it brings", async () => {
+    const replies = [...Array.from({ length: 11 }, (_, k) => `\n\n\`\`\`clojure\n(defn score [r] (+ ${Array.from({ length: k + 1 }, (_, j) => `(* ${j + 1} (:qty r))`).join(" ")}))\n(println (score (first data/rows)))\n\`\`\``), "Done.\n\n```clojure\n(return 1)\n```"];
+    const agent = SubAgent.create({ prompt: "Look through the rows and report.", maxTurns: replies.length });
+    const trace = (await SubAgent.run(agent, { llm: scriptedLlm(replies), context: { rows } })).trace;
+    expect(ratio(trace, "breakpoint")).toBeLessThanOrEqual(1);
   }, 60_000);
 
   // Orders with six fields, for sessions whose silent turns show their records' keys.
