@@ -302,7 +302,7 @@ export async function measure(t: Transcript, spec: StrategySpec | string | Basel
   const summaryPrices = options.models.map((name) => (summaryModel === undefined ? modelPrice(name, options.prices) : (lookupPrice(summaryModel, options.prices) ?? modelPrice(summaryModel))));
   // Each price model's client runs the strategy laid out for its cache (forClientCache): the first
   // model's run gives every metric; a model whose client runs it otherwise is priced on its own run.
-  const specs = meters.map(({ price: { cache } }) => (isBaseline(spec) ? spec : forClientCache(spec, cache.kind === "breakpoint" ? "breakpoint" : "token-prefix", cache.kind === "none" ? undefined : cache.minTokens, cache.kind === "breakpoint" ? cache.write : undefined)));
+  const specs = meters.map(({ price: { cache } }) => (isBaseline(spec) ? spec : forClientCache(spec, cache.kind === "breakpoint" ? "breakpoint" : "token-prefix", cache.kind === "none" ? undefined : cache.minTokens, cache.kind === "breakpoint" ? cache.write : undefined, cache.kind === "breakpoint" ? cache.maxBreakpoints : undefined)));
   const own = specs.map((s) => JSON.stringify(s) === JSON.stringify(specs[0]));
   await replay(t, specs[0], registry, options, (j, stored, sent, result, prompt) => {
     const tokens = promptTokens(sent);

@@ -48,7 +48,7 @@ export function isErrored(t: Turn): boolean {
  * shows, and which of its definitions are superseded. Exported for statistics and tests.
  */
 export function planTurns(input: ViewInput, rawOptions: ViewOptions): TurnPlan[] {
-  const options = resolveViewOptions(rawOptions);
+  const options = laidOut(resolveViewOptions(rawOptions));
   const turns = input.turns;
   const n = turns.length;
   const plans: TurnPlan[] = new Array(n);
@@ -791,9 +791,19 @@ function sizesOf(turn: Turn): { program: number; reply: number; feedback: number
   return n;
 }
 
+/**
+ * The options the view lays its prompt out by: under a breakpoint cache allowing a single mark, a
+ * strict prefix. The client puts that mark at the last message, which the default layout rewrites
+ * in the next prompt (the tail after the turn just done) and whose cut and summary rewrites are
+ * priced from the marks before it; with none written there, a run cost up to 2.03x full history.
+ */
+function laidOut(options: Required<ViewOptions>): Required<ViewOptions> {
+  return options.cacheModel === "breakpoint" && options.cacheMaxBreakpoints < 2 && !options.strictPrefix ? { ...options, strictPrefix: true } : options;
+}
+
 /** The compressed prompt view (with `compressHistory: false` it is the full view). */
 export const compressedView: PromptView = (input, rawOptions) => {
-  const options = resolveViewOptions(rawOptions);
+  const options = laidOut(resolveViewOptions(rawOptions));
   if (!options.compressHistory) return fullView(input, options);
   const plans = planTurns(input, options);
   const summaryOptions = summaryOptionsOf(input, options);

@@ -16,19 +16,20 @@ export const INTERPRETER_STRATEGY = "interpreter-summaries";
 /**
  * The spec as a client with this cache runs it: the interpreter strategy lays its summaries out
  * for the client's cache (`Llm.cacheModel`), its minimum and its write price, when known, unless
- * the spec names them; any other spec as it is. The agent and the harness both ask here. Laid out for a
+ * the spec names them, and the breakpoints it allows (`marks`); any other spec as it is. The agent and the harness both ask here. Laid out for a
  * token-prefix cache and sent to a breakpoint one, its growing summary message missed on every
  * prompt (1.24x full history); told no minimum, the bench's sessions priced under
  * claude-haiku-4's 4,096 tokens cost up to 1.67x full history (code-search).
  */
-export function forClientCache(spec: StrategySpec | string, cache: "token-prefix" | "breakpoint" | undefined, minTokens?: number, write?: number): StrategySpec | string {
+export function forClientCache(spec: StrategySpec | string, cache: "token-prefix" | "breakpoint" | undefined, minTokens?: number, write?: number, marks?: number): StrategySpec | string {
   const s: StrategySpec = typeof spec === "string" ? { name: spec } : spec;
   if (s.name !== INTERPRETER_STRATEGY) return spec;
   const layout = cache !== undefined && s.options?.cacheModel === undefined;
   const minimum = minTokens !== undefined && s.options?.cacheMinTokens === undefined;
   const writes = write !== undefined && s.options?.cacheWrite === undefined;
-  if (!layout && !minimum && !writes) return spec;
-  return { name: s.name, options: { ...s.options, ...(layout ? { cacheModel: cache } : {}), ...(minimum ? { cacheMinTokens: minTokens } : {}), ...(writes ? { cacheWrite: write } : {}) } };
+  const allowed = marks !== undefined && s.options?.cacheMaxBreakpoints === undefined;
+  if (!layout && !minimum && !writes && !allowed) return spec;
+  return { name: s.name, options: { ...s.options, ...(layout ? { cacheModel: cache } : {}), ...(minimum ? { cacheMinTokens: minTokens } : {}), ...(writes ? { cacheWrite: write } : {}), ...(allowed ? { cacheMaxBreakpoints: marks } : {}) } };
 }
 
 type Options = Partial<Omit<ViewOptions, "compressHistory">> & Record<string, Json>;

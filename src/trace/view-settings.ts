@@ -81,6 +81,14 @@ export interface ViewOptions {
    */
   cacheWrite?: number;
   /**
+   * How many breakpoints a breakpoint cache allows in one request (`maxBreakpoints` of its cache
+   * in prices.ts: 4 for Anthropic). The default layout rewrites the message the last breakpoint
+   * ends on (the tail after the turn just done, a println cut) and relies on the marks before it;
+   * with a single mark, at the last message, the next prompt found nothing written and a run cost
+   * up to 2.03x full history, so there the view keeps a strict prefix (`strictPrefix`). Default 4.
+   */
+  cacheMaxBreakpoints?: number;
+  /**
    * The first turns an earlier prompt of the run sent as full history shows them, under its system
    * prompt: a run saved under full history and resumed with compression (`SubAgent.resume` sets it).
    * They are shown so, as the turns below the cache's minimum are, so the cache that holds them
@@ -137,6 +145,7 @@ export const viewOptionsSchema = z.object({
   cacheMinTokens: count.default(1024),
   fullTurns: count.default(0),
   cacheWrite: z.number().finite().nonnegative().default(1.25),
+  cacheMaxBreakpoints: z.number().int().positive().default(4),
 });
 
 /** Every view option filled in. */
