@@ -792,13 +792,15 @@ function sizesOf(turn: Turn): { program: number; reply: number; feedback: number
 }
 
 /**
- * The options the view lays its prompt out by: under a breakpoint cache allowing a single mark, a
- * strict prefix. The client puts that mark at the last message, which the default layout rewrites
- * in the next prompt (the tail after the turn just done) and whose cut and summary rewrites are
- * priced from the marks before it; with none written there, a run cost up to 2.03x full history.
+ * The options the view lays its prompt out by: under a breakpoint cache allowing fewer marks than
+ * the layout places (four: see compressedView's breakpoints), a strict prefix. The client keeps the
+ * latest marks; with a single one, at the last message, which the default layout rewrites in the
+ * next prompt (the tail after the turn just done), no prompt found an entry (up to 2.03x full
+ * history); with two or three, the task's mark gone, a prompt after a rewrite found one only within
+ * the provider's lookback (2 marks, no lookback: 2.75x; 3 marks, 5 blocks: up to 1.57x).
  */
 function laidOut(options: Required<ViewOptions>): Required<ViewOptions> {
-  return options.cacheModel === "breakpoint" && options.cacheMaxBreakpoints < 2 && !options.strictPrefix ? { ...options, strictPrefix: true } : options;
+  return options.cacheModel === "breakpoint" && options.cacheMaxBreakpoints < 4 && !options.strictPrefix ? { ...options, strictPrefix: true } : options;
 }
 
 /** The compressed prompt view (with `compressHistory: false` it is the full view). */

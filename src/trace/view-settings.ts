@@ -82,10 +82,10 @@ export interface ViewOptions {
   cacheWrite?: number;
   /**
    * How many breakpoints a breakpoint cache allows in one request (`maxBreakpoints` of its cache
-   * in prices.ts: 4 for Anthropic). The default layout rewrites the message the last breakpoint
-   * ends on (the tail after the turn just done, a println cut) and relies on the marks before it;
-   * with a single mark, at the last message, the next prompt found nothing written and a run cost
-   * up to 2.03x full history, so there the view keeps a strict prefix (`strictPrefix`). Default 4.
+   * in prices.ts: 4 for Anthropic). The default layout places four and rewrites what the last one
+   * ends on (the tail after the turn just done, a println cut), relying on the marks before it; with
+   * fewer the client drops the earliest, and a run cost up to 2.03x full history with one mark, 2.75x
+   * with two and no lookback, so there the view keeps a strict prefix (`strictPrefix`). Default 4.
    */
   cacheMaxBreakpoints?: number;
   /**

@@ -460,27 +460,30 @@ describe("compressed history is never dearer than full history", () => {
     expect(withCuts).toBeLessThanOrEqual(withoutCuts);
   }, 60_000);
 
-  // A price table's own breakpoint cache allowing one mark per request: the client marks the last
-  // message only, which the default layout rewrites in the next prompt (the tail after the turn
-  // just done), so no prompt found an entry: 8 turns printing two rows each with a one-word note
-  // cost 1.2031x full history (8,405 against 6,987 token-equivalents). Told the allowance as the
-  // harness tells it (forClientCache), the view keeps a strict prefix there: 0.9685x.
-  it("a breakpoint cache allowing a single mark, the view told so as the harness tells it", async () => {
+  // A price table's own breakpoint cache allowing fewer marks per request than the layout places
+  // (four): the client keeps the latest. With one, at the last message, which the default layout
+  // rewrites in the next prompt (the tail after the turn just done), no prompt found an entry: 8
+  // turns printing two rows each with a one-word note cost 1.2031x full history (8,405 against
+  // 6,987 token-equivalents); with two and no lookback, the task's mark gone, 2.7534x. Told the
+  // allowance as the harness tells it (forClientCache), the view keeps a strict prefix there: 0.9685x, 0.5884x.
+  it("a breakpoint cache allowing fewer marks than the layout places, the view told so as the harness tells it", async () => {
     const replies = [...Array.from({ length: 8 }, (_, k) => `Next.\n\n\`\`\`clojure\n(println (take 2 (drop ${k * 5} data/rows)))\n\`\`\``), "Done.\n\n```clojure\n(return 1)\n```"];
     const agent = SubAgent.create({ prompt: "Look through the rows and report.", maxTurns: replies.length });
     const trace = (await SubAgent.run(agent, { llm: scriptedLlm(replies), context: { rows } })).trace;
-    const price: ModelPrice = { input: 1, output: 0, cache: { kind: "breakpoint", read: 0.1, write: 1.25, minTokens: 1024, maxBreakpoints: 1, lookback: 20 } };
-    const spec = forClientCache(INTERPRETER_STRATEGY, "breakpoint", 1024, 1.25, 1);
-    const told = typeof spec === "string" ? {} : spec.options;
-    const sent = (options: ViewOptions): number => {
-      const meter = createMeter(price);
-      for (let k = 0; k < trace.turns.length; k++) {
-        const view = compressedView({ system: trace.system, task: trace.task, turns: trace.turns.slice(0, k), maxTurns: replies.length }, options);
-        meter.add(sentPrompt(view.messages, view.breakpoints, price));
-      }
-      return meter.totals.cost;
-    };
-    expect(sent({ ...defaultViewOptions, ...told, compressHistory: true }) / sent({ ...defaultViewOptions, compressHistory: false })).toBeLessThan(1);
+    for (const [marks, lookback] of [[1, 20], [2, 0], [3, 0]]) {
+      const price: ModelPrice = { input: 1, output: 0, cache: { kind: "breakpoint", read: 0.1, write: 1.25, minTokens: 1024, maxBreakpoints: marks, lookback } };
+      const spec = forClientCache(INTERPRETER_STRATEGY, "breakpoint", 1024, 1.25, marks);
+      const told = typeof spec === "string" ? {} : spec.options;
+      const sent = (options: ViewOptions): number => {
+        const meter = createMeter(price);
+        for (let k = 0; k < trace.turns.length; k++) {
+          const view = compressedView({ system: trace.system, task: trace.task, turns: trace.turns.slice(0, k), maxTurns: replies.length }, options);
+          meter.add(sentPrompt(view.messages, view.breakpoints, price));
+        }
+        return meter.totals.cost;
+      };
+      expect(sent({ ...defaultViewOptions, ...told, compressHistory: true }) / sent({ ...defaultViewOptions, compressHistory: false }), `${marks} marks, lookback ${lookback}`).toBeLessThan(1);
+    }
   }, 60_000);
 
   // A run's first summary pays for the legend heading it (legendShare), and so must what follows it
