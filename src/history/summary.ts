@@ -357,15 +357,17 @@ function formValue(f: Form): Value | undefined {
  * counted by tool. Returns the number of calls listed.
  */
 function toolLines(calls: readonly ToolCallTrace[], defs: readonly DefinitionTrace[], options: SummaryOptions, out: string[]): number {
-  const groups = new Map<string, { name: string; outcome: string; sizes: Array<[number, number]>; args: unknown[] }>();
+  // `first`: the group's first call, unless a definition holds its result (the line names it).
+  const groups = new Map<string, { name: string; outcome: string; sizes: Array<[number, number]>; args: unknown[]; first: ToolCallTrace | undefined }>();
   for (const c of calls) {
-    const outcome = holderOf(c, defs) ?? outcomeOf(c, options);
+    const holder = holderOf(c, defs);
+    const outcome = holder ?? outcomeOf(c, options);
     // Calls whose results differ only in sizes share a line, the sizes given as ranges:
     // a fan-out over 36 ids is one line, not one per result length.
     const sizes = outcome.startsWith('"') ? [] : [...outcome.matchAll(SIZE)].map((m) => Number(m[1]));
     const key = c.name + "\u0000" + (sizes.length === 0 ? outcome : outcome.replace(SIZE, "[]"));
     const g = groups.get(key);
-    if (g === undefined) groups.set(key, { name: c.name, outcome, sizes: sizes.map((n) => [n, n]), args: [c.args] });
+    if (g === undefined) groups.set(key, { name: c.name, outcome, sizes: sizes.map((n) => [n, n]), args: [c.args], first: holder === undefined ? c : undefined });
     else {
       g.args.push(c.args);
       sizes.forEach((n, i) => {
@@ -381,10 +383,12 @@ function toolLines(calls: readonly ToolCallTrace[], defs: readonly DefinitionTra
   for (const g of groups.values()) {
     if (lines < options.toolCallsPerTurn) {
       let i = 0;
-      const outcome = g.sizes.length === 0 ? g.outcome : g.outcome.replace(SIZE, () => {
+      // A call alone on its line shows a small result whole; calls sharing a line keep their one shape.
+      const small = g.args.length === 1 && g.first !== undefined ? smallResult(g.first) : undefined;
+      const outcome = small ?? (g.sizes.length === 0 ? g.outcome : g.outcome.replace(SIZE, () => {
         const [lo, hi] = g.sizes[i++];
         return lo === hi ? `[${lo}]` : `[${lo}..${hi}]`;
-      });
+      }));
       out.push(groupLine(g.name, g.args, outcome, options));
       listed += g.args.length;
       lines++;
@@ -442,12 +446,38 @@ function holderOf(call: ToolCallTrace, defs: readonly DefinitionTrace[]): string
 
 /** One tool call's line. */
 export function toolLine(call: ToolCallTrace, options: SummaryOptions): string {
-  return groupLine(call.name, [call.args], outcomeOf(call, options), options);
+  return groupLine(call.name, [call.args], smallResult(call) ?? outcomeOf(call, options), options);
 }
 
 function outcomeOf(call: ToolCallTrace, options: SummaryOptions): string {
   if (call.error !== undefined) return "error: " + cut(call.error.replace(/\s+/g, " "), options.sampleChars);
   return resultShape(call.result, options.sampleChars * 2);
+}
+
+const smallResults = new WeakMap<ToolCallTrace, string | null>();
+
+/**
+ * A collection result whose EDN fits in SMALL_EDN characters, whole, as a small definition is shown:
+ * a ticket the program only printed the id of (`{:id "TCK-77" :status "open"}`) read `{:id string,
+ * :status string}` once that output was dropped, the id in no line of the prompt.
+ */
+function smallResult(call: ToolCallTrace): string | undefined {
+  let text = smallResults.get(call);
+  if (text === undefined) {
+    const r = call.result;
+    text = null;
+    // An empty one reads as well as its shape (`vector[0]`).
+    if (call.error === undefined && typeof r === "object" && r !== null && Object.keys(r).length > 0) {
+      try {
+        const printed = printSample(toLisp(r, 256), { maxItems: Infinity, maxChars: SMALL_EDN, maxDepth: Infinity, note: false });
+        if (!printed.truncated) text = printed.text;
+      } catch {
+        // Not plain data: its shape says what it is.
+      }
+    }
+    smallResults.set(call, text);
+  }
+  return text ?? undefined;
 }
 
 function groupLine(name: string, args: readonly unknown[], outcome: string, options: SummaryOptions): string {

@@ -217,6 +217,19 @@ describe("tool lines", () => {
     expect(toolLine(call({ q: "x" }, null), opts)).toBe('; Tool: search {:q "x"} -> nil');
   });
 
+  // A small result (EDN of 80 characters or less) is shown whole, as a small definition is: a
+  // ticket whose id the program only printed read `{:id string, :status string}` once that output
+  // was dropped, the id it must pass on in no line of the prompt. Calls sharing a line keep one shape.
+  it.each([
+    [[call({ title: "x" }, { id: "TCK-77", status: "open" })], '; Tool: search {:title "x"} -> {:id "TCK-77" :status "open"}'],
+    [[call({ q: "a" }, [5, 8])], '; Tool: search {:q "a"} -> [5 8]'],
+    [[call({ q: "a" }, [5]), call({ q: "b" }, [7, 9])], '; Tool: search x2 {:q "a"|"b"} -> vector[1..2] of integer'],
+    [[call({ q: "a" }, { id: "TCK-88231-ab", status: "open", title: "x", url: "https://t.example.com/TCK-88231-ab/details" })], '; Tool: search {:q "a"} -> {:id string, :status string, :title string, :url string}'],
+  ])("shows a small result whole on a line of its own: %#", (calls, line) => {
+    expect(renderSummary(turn({ toolCalls: calls }), { printsShown: 0 }, opts).text.split("\n")[0]).toBe(line);
+    if (calls.length === 1) expect(toolLine(calls[0], opts)).toBe(line);
+  });
+
   it("shows a failed call with its error", () => {
     expect(toolLine(call({ q: "x" }, undefined, "timeout\nafter 5s"), opts)).toBe('; Tool: search {:q "x"} -> error: timeout after 5s');
   });
@@ -325,7 +338,7 @@ describe("turn summaries", () => {
       "; Defined: hits = vector[2], sample: [{:id 1 :title \"a\"} {:id 2 :title \"b\"}]",
       "; Defined: n = 2",
       '; Tool: search {:q "a"} -> hits',
-      '; Tool: search {:q "b"} -> vector[1] of {:id integer, :title string}',
+      '; Tool: search {:q "b"} -> [{:id 3 :title "c"}]',
       "; Tool: count -> 2",
     ]);
     // A superseded holder is not named: its name now means a later value.
