@@ -186,7 +186,7 @@ function markReads(input: ViewInput, plans: TurnPlan[], { cutAt, before, floor }
   const turns = input.turns;
   const latest = new Map<string, { d: DefinitionTrace; turn: number; shown: boolean }>();
   // The live functions' bodies: a function reads the globals it names when it is called.
-  const bodies = new Map<string, DefinitionTrace>();
+  const bodies = new Map<string, readonly string[]>();
   const reads: Array<DefinitionTrace[] | undefined> = [];
   for (let j = 0; j < turns.length; j++) {
     const turn = turns[j];
@@ -207,9 +207,11 @@ function markReads(input: ViewInput, plans: TurnPlan[], { cutAt, before, floor }
     for (const d of turn.definitions) {
       if (d.kind === "function") {
         latest.delete(d.name);
-        bodies.set(d.name, d);
+        bodies.set(d.name, bodyReads(turn, d));
       } else {
-        bodies.delete(d.name);
+        // A value holding functions (a table of handlers) is called through: `((:vip? checks) c)`.
+        if (holdsFunctions(d)) bodies.set(d.name, bodyReads(turn, d));
+        else bodies.delete(d.name);
         // Its own line shows the value whatever happens to the output, or its turn is kept whole: nothing to keep.
         latest.set(d.name, { d, turn: j, shown: turn.prints.length === 0 || isWhole(d) || writtenOut(turn, d) || j < floor });
       }
@@ -253,14 +255,33 @@ function readsOf(from: Turn | DefinitionTrace): readonly string[] {
  * `vip`) and called later read the data without naming it: its values then left the prompt as
  * unused. The program's own names come back as they are when it calls none.
  */
-function withCalled(names: readonly string[], bodies: ReadonlyMap<string, DefinitionTrace>): readonly string[] {
+function withCalled(names: readonly string[], bodies: ReadonlyMap<string, readonly string[]>): readonly string[] {
   if (!names.some((name) => bodies.has(name))) return names;
   const all = new Set(names);
   for (const name of all) {
     const body = bodies.get(name);
-    if (body !== undefined) for (const read of readsOf(body)) all.add(read);
+    if (body !== undefined) for (const read of body) all.add(read);
   }
   return [...all];
+}
+
+/** A value whose EDN shows a function (`{:vip? #fn[c]}`): calling it reads what its definition named. */
+const holdsFunctions = (d: DefinitionTrace): boolean => (d.edn ?? d.sample).includes("#fn[");
+
+const bodyCache = new WeakMap<DefinitionTrace, readonly string[]>();
+
+/**
+ * The globals a definition's code reads when a function it made is called: the free names of its
+ * top-level form, the `let` it closes over included. Its defn alone, `(let [s (set vip)] (defn vip?
+ * [c] (contains? s c)))` read only `s`, so `vip` went unread however often vip? was called.
+ */
+function bodyReads(turn: Turn, d: DefinitionTrace): readonly string[] {
+  let names = bodyCache.get(d);
+  if (names === undefined) {
+    const source = d.source?.trim();
+    bodyCache.set(d, (names = source === undefined ? [] : freeNames(enclosingForm(turn.program, source))));
+  }
+  return names;
 }
 
 /**
