@@ -13,7 +13,7 @@ import { type HistoryView, type LegendMode, summaryLegend, viewSystem } from "./
 import { payback } from "../compaction/payback.js";
 import { promptsLeft } from "./prompts-left.js";
 import { anthropicCache, providerPrice, readMultiplier, writeMultiplier, type ModelPrice } from "../compaction/prices.js";
-import { definitionLine, type Detail, isSmall, isWhole, learnedLines, noteLine, renderSummary, type RenderedSummary, type SummaryOptions, writtenOut } from "./summary.js";
+import { definitionLine, type Detail, holdsFunctions, isSmall, isWhole, learnedLines, noteLine, renderSummary, type RenderedSummary, type SummaryOptions, writtenOut } from "./summary.js";
 import { countTokens, TOKENS_PER_MESSAGE } from "../compaction/tokens.js";
 import { freeNames, read, showStandIns } from "../lisp/index.js";
 import { resolveViewOptions, type FullReason, type PromptView, type TurnPlace, type ViewInput, type ViewOptions, type ViewStats } from "./view.js";
@@ -209,7 +209,8 @@ function markReads(input: ViewInput, plans: TurnPlan[], { cutAt, before, floor }
         latest.delete(d.name);
         bodies.set(d.name, bodyReads(turn, d));
       } else {
-        // A value holding functions (a table of handlers) is called through: `((:vip? checks) c)`.
+        // A value holding functions (a table of handlers) is called through: `((:vip? checks) c)`,
+        // which reads what its definition named.
         if (holdsFunctions(d)) bodies.set(d.name, bodyReads(turn, d));
         else bodies.delete(d.name);
         // Its own line shows the value whatever happens to the output, or its turn is kept whole: nothing to keep.
@@ -264,9 +265,6 @@ function withCalled(names: readonly string[], bodies: ReadonlyMap<string, readon
   }
   return [...all];
 }
-
-/** A value whose EDN shows a function (`{:vip? #fn[c]}`): calling it reads what its definition named. */
-const holdsFunctions = (d: DefinitionTrace): boolean => (d.edn ?? d.sample).includes("#fn[");
 
 const bodyCache = new WeakMap<DefinitionTrace, readonly string[]>();
 

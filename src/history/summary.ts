@@ -225,12 +225,18 @@ const SPACING = /[\s,]*([[\]{}()])[\s,]*|[\s,]+/g;
 
 const flatPrograms = new WeakMap<Turn, string>();
 
+/** A value whose EDN shows a function (`{:vip? #fn[c]}`): code the program wrote, which no output prints. */
+export const holdsFunctions = (d: DefinitionTrace): boolean => (d.edn ?? d.sample).includes("#fn[");
+
 /**
  * A small collection whose EDN the turn's program holds as written (spacing and commas aside):
- * a literal, whose value full history shows in the program and a summary would not.
+ * a literal, whose value full history shows in the program and a summary would not. One holding
+ * functions counts too: its keys are in the program and in no output (`{:double (fn [x] ...)}`
+ * read `handlers = map[2]` beside the output of `((:double handlers) 4)`).
  */
 export function writtenOut(turn: Turn, d: DefinitionTrace): boolean {
   if (!isSmall(d) || turn.program === null) return false;
+  if (holdsFunctions(d)) return true;
   let flat = flatPrograms.get(turn);
   if (flat === undefined) flatPrograms.set(turn, (flat = flatten(turn.program)));
   return flat.includes(flatten(d.edn ?? ""));

@@ -91,6 +91,15 @@ describe("keeping what a model needs", () => {
     }
   });
 
+  // A table of functions prints as `{:double #fn[x] ...}`, never as the program wrote it: beside
+  // output that called one (`((:taxed handlers) 10)`) it read `handlers = map[2]`, the keys the next
+  // program calls it by in no line of the prompt.
+  it("shows a small collection of functions beside output, as one written out", async () => {
+    const trace = await run([reply("Handlers.", `(def handlers {:double (fn [x] (* 2 x)) :taxed (fn [x] (* x 1.2))})\n(println ((:taxed handlers) 10))`), reply("Done.", "(return 1)")]);
+    const shown = renderSummary(trace.turns[0], { printsShown: 1 }, { sampleItems: 3, sampleChars: 80, toolCallsPerTurn: 10 }).text;
+    expect(shown).toContain("; Defined: handlers = map[2], sample: {:double #fn[x] :taxed #fn[x]}");
+  });
+
   // A function made by partial, comp or memoize has no parameter list of its own: once the program was
   // summarized the prompt said `; Function: by-total`, neither what it takes nor what it wraps.
   it("shows what a function without parameters of its own was made from, when it is short and written at the top", async () => {
