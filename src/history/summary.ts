@@ -8,7 +8,7 @@
 import { renderOutput, seenPrints } from "../trace/feedback.js";
 import { recordKeys, typeLabel } from "../trace/record.js";
 import type { DefinitionTrace, ToolCallTrace, Turn } from "../trace/trace.js";
-import { cutPoint, type Form, formText, isMap, isSet, keyword, keywordText, LFloat, LMap, LSet, printSample, quoteString, read, readableStandIns, toLisp, type Value, Vec } from "../lisp/index.js";
+import { cutPoint, Fn, type Form, formText, isMap, isSet, keyword, keywordText, LFloat, LMap, LSet, printSample, quoteString, read, readableStandIns, toLisp, type Value, Vec } from "../lisp/index.js";
 import { splitThinking } from "../llm/thinking.js";
 import { elementShape, keyShape, SHAPE_STRING, valueShape } from "./shape.js";
 
@@ -300,11 +300,58 @@ export function definitionSample(d: DefinitionTrace, options: SummaryOptions): s
  */
 export function ednValue(edn: string): Value | undefined {
   try {
-    const forms = read(readableStandIns(edn), 256);
+    const text = readableFns(readableStandIns(edn));
+    if (text === undefined) return undefined;
+    const forms = read(text, 256);
     return forms.length === 1 ? formValue(forms[0]) : undefined;
   } catch {
     return undefined;
   }
+}
+
+/** A function as a sample prints it, `#fn[label]`, read back from EDN: it prints so again, and is no data to call. */
+class ShownFn extends Fn {
+  constructor(readonly name: string) {
+    super();
+  }
+  call(): Value {
+    throw new Error(`${this.name} is a sample's function`);
+  }
+}
+
+const FN_TAG = "#fn[";
+const FN_HEAD = "fn-shown-in-edn";
+
+/**
+ * EDN with each function (`#fn[x]`, which the reader refuses) written as a form formValue reads
+ * back as one: `(fn-shown-in-edn "x")`. Before, a value holding functions read back as nothing,
+ * so it showed its recorded sample, with its `(6 items, showing first 3)` note and no keys past the
+ * cut: a table of six handlers kept three of its keys in the prompt. Undefined when a label does not end.
+ */
+function readableFns(edn: string): string | undefined {
+  if (!edn.includes(FN_TAG)) return edn;
+  let out = "";
+  let from = 0;
+  for (let i = 0; i < edn.length; i++) {
+    const c = edn[i];
+    if (c === '"') {
+      // Skip the string, escapes included.
+      for (i++; i < edn.length && edn[i] !== '"'; i++) if (edn[i] === "\\") i++;
+    } else if (c === "#" && edn.startsWith(FN_TAG, i)) {
+      // The label ends at the bracket that closes the tag's (a label holds parameter vectors: `#fn[[a b] c]`).
+      let depth = 0;
+      let j = i + FN_TAG.length - 1;
+      for (; j < edn.length; j++) {
+        if (edn[j] === "[") depth++;
+        else if (edn[j] === "]" && --depth === 0) break;
+      }
+      if (j >= edn.length) return undefined;
+      out += edn.slice(from, i) + `(${FN_HEAD} ${quoteString(edn.slice(i + FN_TAG.length, j))})`;
+      from = j + 1;
+      i = j;
+    }
+  }
+  return out + edn.slice(from);
 }
 
 function formValue(f: Form): Value | undefined {
@@ -326,9 +373,11 @@ function formValue(f: Form): Value | undefined {
     case "keyword":
       return keyword(f.name);
     // A keyword the reader cannot read as one, as samples write it (`(keyword "Order ID")`: see keywordText).
+    // A function, as readableFns writes it.
     case "list": {
       const [head, name] = f.items;
-      return f.items.length === 2 && head.type === "symbol" && head.name === "keyword" && name.type === "string" ? keyword(name.value) : undefined;
+      if (f.items.length !== 2 || head.type !== "symbol" || name.type !== "string") return undefined;
+      return head.name === "keyword" ? keyword(name.value) : head.name === FN_HEAD ? new ShownFn(name.value) : undefined;
     }
     case "vector":
     case "set": {

@@ -198,6 +198,22 @@ describe("definition lines", () => {
     expect(ednValue("[1 x]")).toBeUndefined();
     expect(ednValue("[1 2")).toBeUndefined();
     expect(ednValue("1 2")).toBeUndefined();
+    // Functions read back as functions, printed as they were; one whose label does not end, as nothing.
+    const fns = '{:a #fn[[a b] c] :b #fn[inc] :c #fn[#(+ % 1)] :d "#fn[x] \\" #fn[y]"}';
+    expect(prStr(ednValue(fns) as never)).toBe(fns);
+    expect(ednValue("[#fn[x")).toBeUndefined();
+  });
+
+  // A value holding functions read back as nothing: its line showed the recorded sample, with its
+  // `(6 items, showing first 3)` note and no keys past the cut, and a table of six handlers kept
+  // three of its keys in the prompt once its output was dropped.
+  it("shows a value holding functions as it shows data: a shape, or a sample with every key", () => {
+    const fns = ["double", "taxed", "halve", "negate", "square", "cube"];
+    const edn = `{${fns.map((k) => `:${k} #fn[x]`).join(" ")}}`;
+    const d = { name: "handlers", kind: "value" as const, type: "map", size: 6, sample: "{:double #fn[x] :taxed #fn[x] :halve #fn[x] ...} (6 items, showing first 3)", edn };
+    const t = turn({ definitions: [d], prints: ["12.0"] });
+    expect(renderSummary(t, { printsShown: 0 }, opts).text).toContain(`; Defined: handlers = map[6] {${fns.map((k) => `:${k} function`).join(", ")}}`);
+    expect(renderSummary(t, { printsShown: 0, read: new Set(["handlers"]) }, opts).text).toContain("; Defined: handlers = map[6], sample: {:double #fn[x] :taxed #fn[x] :halve #fn[x] ...}, keys: :double :taxed :halve :negate :square :cube");
   });
 });
 
