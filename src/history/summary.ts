@@ -230,13 +230,15 @@ export const holdsFunctions = (d: DefinitionTrace): boolean => (d.edn ?? d.sampl
 
 /**
  * A small collection whose EDN the turn's program holds as written (spacing and commas aside):
- * a literal, whose value full history shows in the program and a summary would not. One holding
- * functions counts too: its keys are in the program and in no output (`{:double (fn [x] ...)}`
- * read `handlers = map[2]` beside the output of `((:double handlers) 4)`).
+ * a literal, whose value full history shows in the program and a summary would not. A value
+ * holding functions counts too, whatever its size (its sample lists every key): its keys are in
+ * the program and in no output (`{:double (fn [x] ...)}` read `handlers = map[2]` beside the output
+ * of `((:double handlers) 4)`, and a table of six the same).
  */
 export function writtenOut(turn: Turn, d: DefinitionTrace): boolean {
-  if (!isSmall(d) || turn.program === null) return false;
+  if (d.kind !== "value" || turn.program === null) return false;
   if (holdsFunctions(d)) return true;
+  if (!isSmall(d)) return false;
   let flat = flatPrograms.get(turn);
   if (flat === undefined) flatPrograms.set(turn, (flat = flatten(turn.program)));
   return flat.includes(flatten(d.edn ?? ""));

@@ -94,10 +94,14 @@ describe("keeping what a model needs", () => {
   // A table of functions prints as `{:double #fn[x] ...}`, never as the program wrote it: beside
   // output that called one (`((:taxed handlers) 10)`) it read `handlers = map[2]`, the keys the next
   // program calls it by in no line of the prompt.
-  it("shows a small collection of functions beside output, as one written out", async () => {
+  it("shows a collection of functions beside output, as one written out", async () => {
     const trace = await run([reply("Handlers.", `(def handlers {:double (fn [x] (* 2 x)) :taxed (fn [x] (* x 1.2))})\n(println ((:taxed handlers) 10))`), reply("Done.", "(return 1)")]);
     const shown = renderSummary(trace.turns[0], { printsShown: 1 }, { sampleItems: 3, sampleChars: 80, toolCallsPerTurn: 10 }).text;
     expect(shown).toContain("; Defined: handlers = map[2], sample: {:double #fn[x] :taxed #fn[x]}");
+    // A larger table too, its sample naming every key.
+    const ops = ["double", "taxed", "halve", "negate", "square", "cube"];
+    const table = await run([reply("Handlers.", `(def handlers {${ops.map((k) => `:${k} (fn [x] x)`).join(" ")}})\n(println ((:taxed handlers) 10))`), reply("Done.", "(return 1)")]);
+    expect(renderSummary(table.turns[0], { printsShown: 1 }, { sampleItems: 3, sampleChars: 80, toolCallsPerTurn: 10 }).text).toContain(`, keys: ${ops.map((k) => `:${k}`).join(" ")}`);
   });
 
   // A function made by partial, comp or memoize has no parameter list of its own: once the program was
