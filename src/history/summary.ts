@@ -226,7 +226,7 @@ const SPACING = /[\s,]*([[\]{}()])[\s,]*|[\s,]+/g;
 const flatPrograms = new WeakMap<Turn, string>();
 
 /** A value whose EDN shows a function (`{:vip? #fn[c]}`): code the program wrote, which no output prints. */
-export const holdsFunctions = (d: DefinitionTrace): boolean => (d.edn ?? d.sample).includes("#fn[");
+export const holdsFunctions = (d: DefinitionTrace): boolean => COLLECTION_TYPES.has(d.type) && (d.edn ?? d.sample).includes("#fn[");
 
 /**
  * A small collection whose EDN the turn's program holds as written (spacing and commas aside):

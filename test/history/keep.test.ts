@@ -102,6 +102,9 @@ describe("keeping what a model needs", () => {
     const ops = ["double", "taxed", "halve", "negate", "square", "cube"];
     const table = await run([reply("Handlers.", `(def handlers {${ops.map((k) => `:${k} (fn [x] x)`).join(" ")}})\n(println ((:taxed handlers) 10))`), reply("Done.", "(return 1)")]);
     expect(renderSummary(table.turns[0], { printsShown: 1 }, { sampleItems: 3, sampleChars: 80, toolCallsPerTurn: 10 }).text).toContain(`, keys: ${ops.map((k) => `:${k}`).join(" ")}`);
+    // A string that only reads like one is data the output chose to show or not.
+    const text = await run([reply("Text.", `(def doc (apply str (repeat 5 "the printer writes #fn[x] for a function. ")))\n(println (count doc))`), reply("Done.", "(return 1)")]);
+    expect(renderSummary(text.turns[0], { printsShown: 1 }, { sampleItems: 3, sampleChars: 80, toolCallsPerTurn: 10 }).text).toContain("; Defined: doc = string[210]\n");
   });
 
   // A function made by partial, comp or memoize has no parameter list of its own: once the program was
