@@ -411,12 +411,16 @@ function tailRewrite(feedback: string, price: ModelPrice): number {
 
 const sourceTexts = new WeakMap<Turn, string>();
 
-/** The source of the functions a turn defined, fenced as the model wrote them ("" when it defined none); once per turn record. */
+/**
+ * The source of the functions a turn defined, tables of functions included (`(def handlers {:fast
+ * (fn ...)})`: the next program calls through them as through a defn), fenced as the model wrote
+ * them ("" when it defined none); once per turn record.
+ */
 function functionSources(turn: Turn): string {
   let text = sourceTexts.get(turn);
   if (text === undefined) {
     const sources = new Set<string>();
-    if (turn.status === "ok") for (const d of turn.definitions) if (d.kind === "function" && d.source !== undefined) sources.add(enclosingForm(turn.program, d.source.trim()));
+    if (turn.status === "ok") for (const d of turn.definitions) if ((d.kind === "function" || holdsFunctions(d)) && d.source !== undefined) sources.add(enclosingForm(turn.program, d.source.trim()));
     text = sources.size === 0 ? "" : `\`\`\`clojure\n${[...sources].join("\n")}\n\`\`\``;
     sourceTexts.set(turn, text);
   }

@@ -310,6 +310,16 @@ describe("keeping what a model needs", () => {
     expect(text(short)).toContain('```clojure\n(defn double-all "Doubles each" [xs] (mapv #(* 2 %) xs))\n```');
     expect(text(short)).not.toContain("; Note: A helper first");
   });
+
+  // A table of functions is functions the next program builds on too: it read `{:fast #fn[o] :slow
+  // #fn[o]}`, and what each does (the bodies full history shows) was in no line.
+  it("shows the source of a table of functions the turn just done defined, as a function's", async () => {
+    const why = "Handlers first: the orders are scored fast or slow, and the next programs will call them. ".repeat(4);
+    const trace = await run([reply(why, `(def handlers {:fast (fn [o] (* 2 (:total o))) :slow (fn [o] (:total o))})\n(def rows [1 2])\n(println "ok")`), reply("Use it.", `(println ((:fast handlers) {:total 2}))`), reply("Done.", "(return 1)")]);
+    const shown = (view(trace, 1, options(), 10).turns ?? [])[0].text;
+    expect(shown).toContain("```clojure\n(def handlers {:fast (fn [o] (* 2 (:total o))) :slow (fn [o] (:total o))})\n```");
+    expect(shown).not.toContain("(def rows");
+  });
 });
 
 // A turn kept as written (here a failed one, inside its error window) whose println output the
