@@ -13,7 +13,7 @@ import { type HistoryView, type LegendMode, summaryLegend, viewSystem } from "./
 import { payback } from "../compaction/payback.js";
 import { promptsLeft } from "./prompts-left.js";
 import { anthropicCache, providerPrice, readMultiplier, writeMultiplier, type ModelPrice } from "../compaction/prices.js";
-import { definitionLine, type Detail, isSmall, isWhole, learnedLines, noteLine, renderSummary, type RenderedSummary, type SummaryOptions, writtenOut } from "./summary.js";
+import { definitionLine, type Detail, holdsFunctions, isSmall, isWhole, learnedLines, noteLine, renderSummary, type RenderedSummary, type SummaryOptions, writtenOut } from "./summary.js";
 import { countTokens, TOKENS_PER_MESSAGE } from "../compaction/tokens.js";
 import { freeNames, read, showStandIns } from "../lisp/index.js";
 import { resolveViewOptions, type FullReason, type PromptView, type TurnPlace, type ViewInput, type ViewOptions, type ViewStats } from "./view.js";
@@ -186,7 +186,7 @@ function markReads(input: ViewInput, plans: TurnPlan[], { cutAt, before, floor }
   const turns = input.turns;
   const latest = new Map<string, { d: DefinitionTrace; turn: number; shown: boolean }>();
   // The live functions' bodies: a function reads the globals it names when it is called.
-  const bodies = new Map<string, DefinitionTrace>();
+  const bodies = new Map<string, readonly string[]>();
   const reads: Array<DefinitionTrace[] | undefined> = [];
   for (let j = 0; j < turns.length; j++) {
     const turn = turns[j];
@@ -207,9 +207,12 @@ function markReads(input: ViewInput, plans: TurnPlan[], { cutAt, before, floor }
     for (const d of turn.definitions) {
       if (d.kind === "function") {
         latest.delete(d.name);
-        bodies.set(d.name, d);
+        bodies.set(d.name, bodyReads(turn, d));
       } else {
-        bodies.delete(d.name);
+        // A value holding functions (a table of handlers) is called through: `((:vip? checks) c)`,
+        // which reads what its definition named.
+        if (holdsFunctions(d)) bodies.set(d.name, bodyReads(turn, d));
+        else bodies.delete(d.name);
         // Its own line shows the value whatever happens to the output, or its turn is kept whole: nothing to keep.
         latest.set(d.name, { d, turn: j, shown: turn.prints.length === 0 || isWhole(d) || writtenOut(turn, d) || j < floor });
       }
@@ -253,14 +256,30 @@ function readsOf(from: Turn | DefinitionTrace): readonly string[] {
  * `vip`) and called later read the data without naming it: its values then left the prompt as
  * unused. The program's own names come back as they are when it calls none.
  */
-function withCalled(names: readonly string[], bodies: ReadonlyMap<string, DefinitionTrace>): readonly string[] {
+function withCalled(names: readonly string[], bodies: ReadonlyMap<string, readonly string[]>): readonly string[] {
   if (!names.some((name) => bodies.has(name))) return names;
   const all = new Set(names);
   for (const name of all) {
     const body = bodies.get(name);
-    if (body !== undefined) for (const read of readsOf(body)) all.add(read);
+    if (body !== undefined) for (const read of body) all.add(read);
   }
   return [...all];
+}
+
+const bodyCache = new WeakMap<DefinitionTrace, readonly string[]>();
+
+/**
+ * The globals a definition's code reads when a function it made is called: the free names of its
+ * top-level form, the `let` it closes over included. Its defn alone, `(let [s (set vip)] (defn vip?
+ * [c] (contains? s c)))` read only `s`, so `vip` went unread however often vip? was called.
+ */
+function bodyReads(turn: Turn, d: DefinitionTrace): readonly string[] {
+  let names = bodyCache.get(d);
+  if (names === undefined) {
+    const source = d.source?.trim();
+    bodyCache.set(d, (names = source === undefined ? [] : freeNames(enclosingForm(turn.program, source))));
+  }
+  return names;
 }
 
 /**
@@ -392,12 +411,16 @@ function tailRewrite(feedback: string, price: ModelPrice): number {
 
 const sourceTexts = new WeakMap<Turn, string>();
 
-/** The source of the functions a turn defined, fenced as the model wrote them ("" when it defined none); once per turn record. */
+/**
+ * The source of the functions a turn defined, tables of functions included (`(def handlers {:fast
+ * (fn ...)})`: the next program calls through them as through a defn), fenced as the model wrote
+ * them ("" when it defined none); once per turn record.
+ */
 function functionSources(turn: Turn): string {
   let text = sourceTexts.get(turn);
   if (text === undefined) {
     const sources = new Set<string>();
-    if (turn.status === "ok") for (const d of turn.definitions) if (d.kind === "function" && d.source !== undefined) sources.add(enclosingForm(turn.program, d.source.trim()));
+    if (turn.status === "ok") for (const d of turn.definitions) if ((d.kind === "function" || holdsFunctions(d)) && d.source !== undefined) sources.add(enclosingForm(turn.program, d.source.trim()));
     text = sources.size === 0 ? "" : `\`\`\`clojure\n${[...sources].join("\n")}\n\`\`\``;
     sourceTexts.set(turn, text);
   }

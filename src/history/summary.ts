@@ -8,7 +8,7 @@
 import { renderOutput, seenPrints } from "../trace/feedback.js";
 import { recordKeys, typeLabel } from "../trace/record.js";
 import type { DefinitionTrace, ToolCallTrace, Turn } from "../trace/trace.js";
-import { cutPoint, type Form, formText, isMap, isSet, keyword, keywordText, LFloat, LMap, LSet, printSample, quoteString, read, readableStandIns, toLisp, type Value, Vec } from "../lisp/index.js";
+import { cutPoint, Fn, type Form, formText, isMap, isSet, keyword, keywordText, LFloat, LMap, LSet, printSample, quoteString, read, readableStandIns, toLisp, type Value, Vec } from "../lisp/index.js";
 import { splitThinking } from "../llm/thinking.js";
 import { elementShape, keyShape, SHAPE_STRING, valueShape } from "./shape.js";
 
@@ -225,12 +225,20 @@ const SPACING = /[\s,]*([[\]{}()])[\s,]*|[\s,]+/g;
 
 const flatPrograms = new WeakMap<Turn, string>();
 
+/** A value whose EDN shows a function (`{:vip? #fn[c]}`): code the program wrote, which no output prints. */
+export const holdsFunctions = (d: DefinitionTrace): boolean => COLLECTION_TYPES.has(d.type) && (d.edn ?? d.sample).includes("#fn[");
+
 /**
  * A small collection whose EDN the turn's program holds as written (spacing and commas aside):
- * a literal, whose value full history shows in the program and a summary would not.
+ * a literal, whose value full history shows in the program and a summary would not. A value
+ * holding functions counts too, whatever its size (its sample lists every key): its keys are in
+ * the program and in no output (`{:double (fn [x] ...)}` read `handlers = map[2]` beside the output
+ * of `((:double handlers) 4)`, and a table of six the same).
  */
 export function writtenOut(turn: Turn, d: DefinitionTrace): boolean {
-  if (!isSmall(d) || turn.program === null) return false;
+  if (d.kind !== "value" || turn.program === null) return false;
+  if (holdsFunctions(d)) return true;
+  if (!isSmall(d)) return false;
   let flat = flatPrograms.get(turn);
   if (flat === undefined) flatPrograms.set(turn, (flat = flatten(turn.program)));
   return flat.includes(flatten(d.edn ?? ""));
@@ -294,11 +302,58 @@ export function definitionSample(d: DefinitionTrace, options: SummaryOptions): s
  */
 export function ednValue(edn: string): Value | undefined {
   try {
-    const forms = read(readableStandIns(edn), 256);
+    const text = readableFns(readableStandIns(edn));
+    if (text === undefined) return undefined;
+    const forms = read(text, 256);
     return forms.length === 1 ? formValue(forms[0]) : undefined;
   } catch {
     return undefined;
   }
+}
+
+/** A function as a sample prints it, `#fn[label]`, read back from EDN: it prints so again, and is no data to call. */
+class ShownFn extends Fn {
+  constructor(readonly name: string) {
+    super();
+  }
+  call(): Value {
+    throw new Error(`${this.name} is a sample's function`);
+  }
+}
+
+const FN_TAG = "#fn[";
+const FN_HEAD = "fn-shown-in-edn";
+
+/**
+ * EDN with each function (`#fn[x]`, which the reader refuses) written as a form formValue reads
+ * back as one: `(fn-shown-in-edn "x")`. Before, a value holding functions read back as nothing,
+ * so it showed its recorded sample, with its `(6 items, showing first 3)` note and no keys past the
+ * cut: a table of six handlers kept three of its keys in the prompt. Undefined when a label does not end.
+ */
+function readableFns(edn: string): string | undefined {
+  if (!edn.includes(FN_TAG)) return edn;
+  let out = "";
+  let from = 0;
+  for (let i = 0; i < edn.length; i++) {
+    const c = edn[i];
+    if (c === '"') {
+      // Skip the string, escapes included.
+      for (i++; i < edn.length && edn[i] !== '"'; i++) if (edn[i] === "\\") i++;
+    } else if (c === "#" && edn.startsWith(FN_TAG, i)) {
+      // The label ends at the bracket that closes the tag's (a label holds parameter vectors: `#fn[[a b] c]`).
+      let depth = 0;
+      let j = i + FN_TAG.length - 1;
+      for (; j < edn.length; j++) {
+        if (edn[j] === "[") depth++;
+        else if (edn[j] === "]" && --depth === 0) break;
+      }
+      if (j >= edn.length) return undefined;
+      out += edn.slice(from, i) + `(${FN_HEAD} ${quoteString(edn.slice(i + FN_TAG.length, j))})`;
+      from = j + 1;
+      i = j;
+    }
+  }
+  return out + edn.slice(from);
 }
 
 function formValue(f: Form): Value | undefined {
@@ -320,9 +375,11 @@ function formValue(f: Form): Value | undefined {
     case "keyword":
       return keyword(f.name);
     // A keyword the reader cannot read as one, as samples write it (`(keyword "Order ID")`: see keywordText).
+    // A function, as readableFns writes it.
     case "list": {
       const [head, name] = f.items;
-      return f.items.length === 2 && head.type === "symbol" && head.name === "keyword" && name.type === "string" ? keyword(name.value) : undefined;
+      if (f.items.length !== 2 || head.type !== "symbol" || name.type !== "string") return undefined;
+      return head.name === "keyword" ? keyword(name.value) : head.name === FN_HEAD ? new ShownFn(name.value) : undefined;
     }
     case "vector":
     case "set": {
@@ -357,15 +414,17 @@ function formValue(f: Form): Value | undefined {
  * counted by tool. Returns the number of calls listed.
  */
 function toolLines(calls: readonly ToolCallTrace[], defs: readonly DefinitionTrace[], options: SummaryOptions, out: string[]): number {
-  const groups = new Map<string, { name: string; outcome: string; sizes: Array<[number, number]>; args: unknown[] }>();
+  // `first`: the group's first call, unless a definition holds its result (the line names it).
+  const groups = new Map<string, { name: string; outcome: string; sizes: Array<[number, number]>; args: unknown[]; first: ToolCallTrace | undefined }>();
   for (const c of calls) {
-    const outcome = holderOf(c, defs) ?? outcomeOf(c, options);
+    const holder = holderOf(c, defs);
+    const outcome = holder ?? outcomeOf(c, options);
     // Calls whose results differ only in sizes share a line, the sizes given as ranges:
     // a fan-out over 36 ids is one line, not one per result length.
     const sizes = outcome.startsWith('"') ? [] : [...outcome.matchAll(SIZE)].map((m) => Number(m[1]));
     const key = c.name + "\u0000" + (sizes.length === 0 ? outcome : outcome.replace(SIZE, "[]"));
     const g = groups.get(key);
-    if (g === undefined) groups.set(key, { name: c.name, outcome, sizes: sizes.map((n) => [n, n]), args: [c.args] });
+    if (g === undefined) groups.set(key, { name: c.name, outcome, sizes: sizes.map((n) => [n, n]), args: [c.args], first: holder === undefined ? c : undefined });
     else {
       g.args.push(c.args);
       sizes.forEach((n, i) => {
@@ -381,10 +440,12 @@ function toolLines(calls: readonly ToolCallTrace[], defs: readonly DefinitionTra
   for (const g of groups.values()) {
     if (lines < options.toolCallsPerTurn) {
       let i = 0;
-      const outcome = g.sizes.length === 0 ? g.outcome : g.outcome.replace(SIZE, () => {
+      // A call alone on its line shows a small result whole; calls sharing a line keep their one shape.
+      const small = g.args.length === 1 && g.first !== undefined ? smallResult(g.first) : undefined;
+      const outcome = small ?? (g.sizes.length === 0 ? g.outcome : g.outcome.replace(SIZE, () => {
         const [lo, hi] = g.sizes[i++];
         return lo === hi ? `[${lo}]` : `[${lo}..${hi}]`;
-      });
+      }));
       out.push(groupLine(g.name, g.args, outcome, options));
       listed += g.args.length;
       lines++;
@@ -442,12 +503,38 @@ function holderOf(call: ToolCallTrace, defs: readonly DefinitionTrace[]): string
 
 /** One tool call's line. */
 export function toolLine(call: ToolCallTrace, options: SummaryOptions): string {
-  return groupLine(call.name, [call.args], outcomeOf(call, options), options);
+  return groupLine(call.name, [call.args], smallResult(call) ?? outcomeOf(call, options), options);
 }
 
 function outcomeOf(call: ToolCallTrace, options: SummaryOptions): string {
   if (call.error !== undefined) return "error: " + cut(call.error.replace(/\s+/g, " "), options.sampleChars);
   return resultShape(call.result, options.sampleChars * 2);
+}
+
+const smallResults = new WeakMap<ToolCallTrace, string | null>();
+
+/**
+ * A collection result whose EDN fits in SMALL_EDN characters, whole, as a small definition is shown:
+ * a ticket the program only printed the id of (`{:id "TCK-77" :status "open"}`) read `{:id string,
+ * :status string}` once that output was dropped, the id in no line of the prompt.
+ */
+function smallResult(call: ToolCallTrace): string | undefined {
+  let text = smallResults.get(call);
+  if (text === undefined) {
+    const r = call.result;
+    text = null;
+    // An empty one reads as well as its shape (`vector[0]`).
+    if (call.error === undefined && typeof r === "object" && r !== null && Object.keys(r).length > 0) {
+      try {
+        const printed = printSample(toLisp(r, 256), { maxItems: Infinity, maxChars: SMALL_EDN, maxDepth: Infinity, note: false });
+        if (!printed.truncated) text = printed.text;
+      } catch {
+        // Not plain data: its shape says what it is.
+      }
+    }
+    smallResults.set(call, text);
+  }
+  return text ?? undefined;
 }
 
 function groupLine(name: string, args: readonly unknown[], outcome: string, options: SummaryOptions): string {

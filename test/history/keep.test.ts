@@ -91,6 +91,22 @@ describe("keeping what a model needs", () => {
     }
   });
 
+  // A table of functions prints as `{:double #fn[x] ...}`, never as the program wrote it: beside
+  // output that called one (`((:taxed handlers) 10)`) it read `handlers = map[2]`, the keys the next
+  // program calls it by in no line of the prompt.
+  it("shows a collection of functions beside output, as one written out", async () => {
+    const trace = await run([reply("Handlers.", `(def handlers {:double (fn [x] (* 2 x)) :taxed (fn [x] (* x 1.2))})\n(println ((:taxed handlers) 10))`), reply("Done.", "(return 1)")]);
+    const shown = renderSummary(trace.turns[0], { printsShown: 1 }, { sampleItems: 3, sampleChars: 80, toolCallsPerTurn: 10 }).text;
+    expect(shown).toContain("; Defined: handlers = map[2], sample: {:double #fn[x] :taxed #fn[x]}");
+    // A larger table too, its sample naming every key.
+    const ops = ["double", "taxed", "halve", "negate", "square", "cube"];
+    const table = await run([reply("Handlers.", `(def handlers {${ops.map((k) => `:${k} (fn [x] x)`).join(" ")}})\n(println ((:taxed handlers) 10))`), reply("Done.", "(return 1)")]);
+    expect(renderSummary(table.turns[0], { printsShown: 1 }, { sampleItems: 3, sampleChars: 80, toolCallsPerTurn: 10 }).text).toContain(`, keys: ${ops.map((k) => `:${k}`).join(" ")}`);
+    // A string that only reads like one is data the output chose to show or not.
+    const text = await run([reply("Text.", `(def doc (apply str (repeat 5 "the printer writes #fn[x] for a function. ")))\n(println (count doc))`), reply("Done.", "(return 1)")]);
+    expect(renderSummary(text.turns[0], { printsShown: 1 }, { sampleItems: 3, sampleChars: 80, toolCallsPerTurn: 10 }).text).toContain("; Defined: doc = string[210]\n");
+  });
+
   // A function made by partial, comp or memoize has no parameter list of its own: once the program was
   // summarized the prompt said `; Function: by-total`, neither what it takes nor what it wraps.
   it("shows what a function without parameters of its own was made from, when it is short and written at the top", async () => {
@@ -293,6 +309,16 @@ describe("keeping what a model needs", () => {
     const short = view(trace, 1, options());
     expect(text(short)).toContain('```clojure\n(defn double-all "Doubles each" [xs] (mapv #(* 2 %) xs))\n```');
     expect(text(short)).not.toContain("; Note: A helper first");
+  });
+
+  // A table of functions is functions the next program builds on too: it read `{:fast #fn[o] :slow
+  // #fn[o]}`, and what each does (the bodies full history shows) was in no line.
+  it("shows the source of a table of functions the turn just done defined, as a function's", async () => {
+    const why = "Handlers first: the orders are scored fast or slow, and the next programs will call them. ".repeat(4);
+    const trace = await run([reply(why, `(def handlers {:fast (fn [o] (* 2 (:total o))) :slow (fn [o] (:total o))})\n(def rows [1 2])\n(println "ok")`), reply("Use it.", `(println ((:fast handlers) {:total 2}))`), reply("Done.", "(return 1)")]);
+    const shown = (view(trace, 1, options(), 10).turns ?? [])[0].text;
+    expect(shown).toContain("```clojure\n(def handlers {:fast (fn [o] (* 2 (:total o))) :slow (fn [o] (:total o))})\n```");
+    expect(shown).not.toContain("(def rows");
   });
 });
 

@@ -198,6 +198,22 @@ describe("definition lines", () => {
     expect(ednValue("[1 x]")).toBeUndefined();
     expect(ednValue("[1 2")).toBeUndefined();
     expect(ednValue("1 2")).toBeUndefined();
+    // Functions read back as functions, printed as they were; one whose label does not end, as nothing.
+    const fns = '{:a #fn[[a b] c] :b #fn[inc] :c #fn[#(+ % 1)] :d "#fn[x] \\" #fn[y]"}';
+    expect(prStr(ednValue(fns) as never)).toBe(fns);
+    expect(ednValue("[#fn[x")).toBeUndefined();
+  });
+
+  // A value holding functions read back as nothing: its line showed the recorded sample, with its
+  // `(6 items, showing first 3)` note and no keys past the cut, and a table of six handlers kept
+  // three of its keys in the prompt once its output was dropped.
+  it("shows a value holding functions as it shows data: a shape, or a sample with every key", () => {
+    const fns = ["double", "taxed", "halve", "negate", "square", "cube"];
+    const edn = `{${fns.map((k) => `:${k} #fn[x]`).join(" ")}}`;
+    const d = { name: "handlers", kind: "value" as const, type: "map", size: 6, sample: "{:double #fn[x] :taxed #fn[x] :halve #fn[x] ...} (6 items, showing first 3)", edn };
+    const t = turn({ definitions: [d], prints: ["12.0"] });
+    expect(renderSummary(t, { printsShown: 0 }, opts).text).toContain(`; Defined: handlers = map[6] {${fns.map((k) => `:${k} function`).join(", ")}}`);
+    expect(renderSummary(t, { printsShown: 0, read: new Set(["handlers"]) }, opts).text).toContain("; Defined: handlers = map[6], sample: {:double #fn[x] :taxed #fn[x] :halve #fn[x] ...}, keys: :double :taxed :halve :negate :square :cube");
   });
 });
 
@@ -215,6 +231,19 @@ describe("tool lines", () => {
     expect(toolLine(call({ q: "x" }, "short"), opts)).toBe('; Tool: search {:q "x"} -> "short"');
     expect(toolLine(call({ q: "x" }, "long ".repeat(100)), opts)).toBe('; Tool: search {:q "x"} -> string[500]');
     expect(toolLine(call({ q: "x" }, null), opts)).toBe('; Tool: search {:q "x"} -> nil');
+  });
+
+  // A small result (EDN of 80 characters or less) is shown whole, as a small definition is: a
+  // ticket whose id the program only printed read `{:id string, :status string}` once that output
+  // was dropped, the id it must pass on in no line of the prompt. Calls sharing a line keep one shape.
+  it.each([
+    [[call({ title: "x" }, { id: "TCK-77", status: "open" })], '; Tool: search {:title "x"} -> {:id "TCK-77" :status "open"}'],
+    [[call({ q: "a" }, [5, 8])], '; Tool: search {:q "a"} -> [5 8]'],
+    [[call({ q: "a" }, [5]), call({ q: "b" }, [7, 9])], '; Tool: search x2 {:q "a"|"b"} -> vector[1..2] of integer'],
+    [[call({ q: "a" }, { id: "TCK-88231-ab", status: "open", title: "x", url: "https://t.example.com/TCK-88231-ab/details" })], '; Tool: search {:q "a"} -> {:id string, :status string, :title string, :url string}'],
+  ])("shows a small result whole on a line of its own: %#", (calls, line) => {
+    expect(renderSummary(turn({ toolCalls: calls }), { printsShown: 0 }, opts).text.split("\n")[0]).toBe(line);
+    if (calls.length === 1) expect(toolLine(calls[0], opts)).toBe(line);
   });
 
   it("shows a failed call with its error", () => {
@@ -325,7 +354,7 @@ describe("turn summaries", () => {
       "; Defined: hits = vector[2], sample: [{:id 1 :title \"a\"} {:id 2 :title \"b\"}]",
       "; Defined: n = 2",
       '; Tool: search {:q "a"} -> hits',
-      '; Tool: search {:q "b"} -> vector[1] of {:id integer, :title string}',
+      '; Tool: search {:q "b"} -> [{:id 3 :title "c"}]',
       "; Tool: count -> 2",
     ]);
     // A superseded holder is not named: its name now means a later value.

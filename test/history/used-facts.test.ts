@@ -101,6 +101,7 @@ describe("facts later turns used", () => {
   // A function reads the globals its body names when it is called: a program calling one reads
   // them too. Before, a helper defined beside its data (`vip?` with `vip`) and called ten turns
   // later left vip at `vector[6] of string`, its values gone, where reading vip directly kept them.
+  // So did one defined inside a let over the data, and one kept in a map and called through it.
   it("a program that calls a function reads what the function's body reads (through functions calling functions, whenever they were defined)", async () => {
     const firstVip = JSON.stringify(`VIP-${[...orders].sort((a, b) => b.total - a.total)[0].customer}`);
     const rows = [
@@ -108,6 +109,10 @@ describe("facts later turns used", () => {
       { define: `${programs[0]}\n(defn vip? [c] (contains? (set vip) c))`, call: `(println "vip?" (vip? "x"))` },
       // a helper defined before the data it reads, calling another helper
       { define: `(defn vip-set [] (set vip))\n(defn vip? [c] (contains? (vip-set) c))\n${programs[0]}`, call: `(println "vip?" (vip? "x"))` },
+      // a helper inside a let over the data: its defn alone names only the local
+      { define: `${programs[0]}\n(let [s (set vip)] (defn vip? [c] (contains? s c)))`, call: `(println "vip?" (vip? "x"))` },
+      // a function kept in a map, called through it
+      { define: `${programs[0]}\n(def checks {:vip? (fn [c] (contains? (set vip) c))})`, call: `(println "vip?" ((:vip? checks) "x"))` },
     ];
     for (const { define, call } of rows) {
       const trace = await run([define, ...Array.from({ length: 10 }, (_, k) => page(k)), call, page(11), "(return 1)"].map((p, i) => reply(`Step ${i + 1}.`, p)));
