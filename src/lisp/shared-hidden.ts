@@ -10,7 +10,7 @@ import { ECHO_MIN, Marks } from "./marks.js";
 import { Keyword, LFloat, isMap, isSet, type LMap, type LSet, type Value } from "./values.js";
 import { Vec } from "./vector.js";
 
-/** Parts of hidden context walked for its records, as its texts are (marks.ts HIDDEN_TEXT_PARTS). */
+/** Parts of one hidden context value walked for its records, as its texts are (marks.ts HIDDEN_TEXT_PARTS). */
 const INDEXED_PARTS = 20_000;
 
 type Coll = Vec<Value> | LMap | LSet;
@@ -47,7 +47,7 @@ export class HiddenRecords {
   private readonly leaves = new Set<unknown>();
 
   constructor(hidden: Iterable<readonly [key: string, value: Value]>) {
-    let left = INDEXED_PARTS;
+    let left = 0;
     const walk = (x: Value, key: string, depth: number): void => {
       if (--left < 0 || !isCollection(x) || depth > 64) return;
       let telling = 0;
@@ -66,7 +66,11 @@ export class HiddenRecords {
       if (at === undefined) this.byHash.set(h, [[x, key]]);
       else at.push([x, key]);
     };
-    for (const [key, v] of hidden) walk(v, key, 0);
+    // Each key its own budget: a 20,000-entry `_log` listed first left `_card` unindexed.
+    for (const [key, v] of hidden) {
+      left = INDEXED_PARTS;
+      walk(v, key, 0);
+    }
   }
 
   get isEmpty(): boolean {

@@ -905,6 +905,10 @@ describe("public context beside hidden context", () => {
       ["(println data/paging)", "{:page 1 :size 20}"],
     ]);
 
+    // A hidden key past the indexed parts listed first leaves the next key's records indexed.
+    const log = Array.from({ length: 20_001 }, (_, i) => ({ at: i, ev: "login" }));
+    printsInBoth({ _log: log, _card: card, profile: { card } }, [["(println (:card data/profile))", "{:cvv <hidden string from data/_card :cvv> :last4 <hidden string from data/_card :last4> :exp <hidden string from data/_card :exp>}"]]);
+
     it("the task's data section shows the record as a stand-in, in both views", async () => {
       for (const compressHistory of [true, false]) {
         const agent = SubAgent.create({ prompt: "Greet the profile's owner.", maxTurns: 2 });
