@@ -909,6 +909,21 @@ describe("public context beside hidden context", () => {
     const log = Array.from({ length: 20_001 }, (_, i) => ({ at: i, ev: "login" }));
     printsInBoth({ _log: log, _card: card, profile: { card } }, [["(println (:card data/profile))", "{:cvv <hidden string from data/_card :cvv> :last4 <hidden string from data/_card :last4> :exp <hidden string from data/_card :exp>}"]]);
 
+    // A tool renews the hidden card mid-program (the host replaces `_card`, and `profile` holds the
+    // new one) after a public read indexed the old one.
+    const RENEWED: ReadonlyArray<readonly [isolation: "none" | "worker", program: string, shown: string]> = [
+      ["none", '(println data/other) (tool/refresh) (println (= "999" (:cvv data/_card)))', "1\ntrue"],
+      ["none", "(println data/other) (tool/refresh) (println (:card data/profile))", "1\n{:cvv <hidden string from data/_card :cvv> :last4 <hidden string from data/_card :last4> :exp <hidden string from data/_card :exp>}"],
+    ];
+    it.each(RENEWED)("a hidden record renewed by a tool (isolation %s): %s", async (isolation, program, shown) => {
+      const renewed = { cvv: "999", last4: "1111", exp: "04/31" };
+      const ctx: Record<string, unknown> = { _card: card, other: 1, profile: { card } };
+      const refresh = { run: () => void Object.assign(ctx, { _card: renewed, profile: { card: renewed } }) };
+      const r = await evaluate(program, { ctx, isolation, tools: { refresh } });
+      expect(r.ok, r.ok ? "" : r.error.message).toBe(true);
+      expect(showStandIns(r.prints.join("\n"))).toBe(shown);
+    });
+
     it("the task's data section shows the record as a stand-in, in both views", async () => {
       for (const compressHistory of [true, false]) {
         const agent = SubAgent.create({ prompt: "Greet the profile's owner.", maxTurns: 2 });
