@@ -1589,7 +1589,7 @@ const NOTHING_SENT_BACK: readonly SentBack[] = [];
 const HANDED_KEPT = 20_000;
 
 /** Parts of one hidden context value searched for in a tool's answer: a bound on the work, whatever the value's size. */
-const HIDDEN_TEXT_PARTS = 20_000;
+export const HIDDEN_TEXT_PARTS = 20_000;
 
 /**
  * The texts of ECHO_MIN+ characters a hidden context value holds (strings, keys, numbers) as the

@@ -914,10 +914,13 @@ describe("public context beside hidden context", () => {
     const RENEWED: ReadonlyArray<readonly [isolation: "none" | "worker", program: string, shown: string]> = [
       ["none", '(println data/other) (tool/refresh) (println (= "999" (:cvv data/_card)))', "1\ntrue"],
       ["none", "(println data/other) (tool/refresh) (println (:card data/profile))", "1\n{:cvv <hidden string from data/_card :cvv> :last4 <hidden string from data/_card :last4> :exp <hidden string from data/_card :exp>}"],
+      // The worker's copy of `_card` (no text of 8+ characters changed) is renewed too; its copy of public context is not.
+      ["worker", '(println data/other) (tool/refresh) (println (= "999" (:cvv data/_card)))', "1\ntrue"],
+      ...(["none", "worker"] as const).map((isolation) => [isolation, "(println data/other) (tool/refresh) (println (:card data/friend))", "1\n{:cvv <hidden string from data/_card :cvv> :last4 <hidden string from data/_card :last4> :exp <hidden string from data/_card :exp>}"] as const),
     ];
     it.each(RENEWED)("a hidden record renewed by a tool (isolation %s): %s", async (isolation, program, shown) => {
       const renewed = { cvv: "999", last4: "1111", exp: "04/31" };
-      const ctx: Record<string, unknown> = { _card: card, other: 1, profile: { card } };
+      const ctx: Record<string, unknown> = { _card: card, other: 1, profile: { card }, friend: { card: { ...renewed } } };
       const refresh = { run: () => void Object.assign(ctx, { _card: renewed, profile: { card: renewed } }) };
       const r = await evaluate(program, { ctx, isolation, tools: { refresh } });
       expect(r.ok, r.ok ? "" : r.error.message).toBe(true);
