@@ -309,6 +309,7 @@ function dataHost(given: EvaluateOptions["ctx"], limits: Limits, marks: Marks | 
   // host value it was converted from: kept for the program's read while the host still holds it.
   const unread = new Map<string, readonly [from: unknown, v: Value]>();
   let recordsRead: HiddenRecords | undefined;
+  let firstRecords: HiddenRecords | undefined;
   // The hidden keys' host values when indexed, and the tool calls made by then: a tool may renew
   // one (`_card` replaced, the public `profile` holding the new card) before the next public read.
   let indexed: unknown[] = [];
@@ -322,12 +323,16 @@ function dataHost(given: EvaluateOptions["ctx"], limits: Limits, marks: Marks | 
     if (recordsRead !== undefined && (current.toolCalls === indexedAt || !renewed())) return recordsRead;
     indexed = hiddenNow();
     indexedAt = current.toolCalls;
-    return (recordsRead = hiddenRecords(ctx, (k) => {
+    const now = hiddenRecords(ctx, (k) => {
       const from = contextValue(ctx, k);
       const v = toLisp(from, limits.maxNestingDepth, 0, `data/${k}`, new Budget(limits));
       unread.set(k, [from, v]);
       return v;
-    }));
+    });
+    // The records the program began with stay found (the worker's copy of `profile` holds the card
+    // `_card` held before a tool renewed it), as the sent-back search keeps the first texts.
+    firstRecords ??= now;
+    return (recordsRead = firstRecords === now ? now : firstRecords.and(now));
   };
   const host: ContextHost = {
     has: (k) => Object.hasOwn(ctx, k),

@@ -73,6 +73,14 @@ export class HiddenRecords {
     }
   }
 
+  /** These records and those of `now` (the hidden context a tool renewed since), each found. */
+  and(now: HiddenRecords): HiddenRecords {
+    const both = new HiddenRecords([]);
+    for (const [h, at] of [...this.byHash, ...now.byHash]) both.byHash.set(h, [...(both.byHash.get(h) ?? []), ...at]);
+    for (const leaf of [...this.leaves, ...now.leaves]) both.leaves.add(leaf);
+    return both;
+  }
+
   get isEmpty(): boolean {
     return this.byHash.size === 0;
   }
