@@ -323,8 +323,7 @@ function dataHost(given: EvaluateOptions["ctx"], limits: Limits, marks: Marks | 
     if (recordsRead !== undefined && (current.toolCalls === indexedAt || !renewed())) return recordsRead;
     indexed = hiddenNow();
     indexedAt = current.toolCalls;
-    const now = hiddenRecords(ctx, (k) => {
-      const from = contextValue(ctx, k);
+    const now = hiddenRecords(ctx, (k, from) => {
       const v = toLisp(from, limits.maxNestingDepth, 0, `data/${k}`, new Budget(limits));
       unread.set(k, [from, v]);
       return v;

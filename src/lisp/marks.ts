@@ -1589,7 +1589,7 @@ const NOTHING_SENT_BACK: readonly SentBack[] = [];
 const HANDED_KEPT = 20_000;
 
 /** Parts of one hidden context value searched for in a tool's answer: a bound on the work, whatever the value's size. */
-export const HIDDEN_TEXT_PARTS = 20_000;
+const HIDDEN_TEXT_PARTS = 20_000;
 
 /**
  * The texts of ECHO_MIN+ characters a hidden context value holds (strings, keys, numbers) as the
@@ -1609,6 +1609,23 @@ export function hiddenTexts(v: unknown): string[] {
     });
   } catch {
     // What was read before the part that could not be stays searched for.
+  }
+  return out;
+}
+
+/** Whether two lists of texts are the same, in order. */
+export const sameTexts = (a: readonly string[], b: readonly string[]): boolean => a.length === b.length && a.every((t, i) => t === b[i]);
+
+/**
+ * Every text, number and key of host data, of any length, within HIDDEN_TEXT_PARTS parts: what a
+ * hidden value is compared by when the host may have replaced it, or changed it in place.
+ */
+export function hostLeaves(v: unknown): string[] {
+  const out: string[] = [];
+  try {
+    eachHostPart(v, HIDDEN_TEXT_PARTS, (x, key) => out.push(`${key ? "key" : typeof x}:${String(x)}`));
+  } catch {
+    // What was read before the part that could not be is compared.
   }
   return out;
 }

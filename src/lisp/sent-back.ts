@@ -7,7 +7,7 @@
 // searches its output check's message. Each hidden key quoted is read then and marked.
 import { Budget, contextValue, toLisp } from "./interop.js";
 import type { Limits } from "./limits.js";
-import { eachHostPart, HIDDEN_TEXT_PARTS, HiddenSearch, hiddenTexts, isHiddenKey, Marks, meetsHidden, type Origin, type SentBack } from "./marks.js";
+import { HiddenSearch, hiddenTexts, hostLeaves, sameTexts, isHiddenKey, Marks, meetsHidden, type Origin, type SentBack } from "./marks.js";
 import { hiddenRecords, type HiddenRecords } from "./shared-hidden.js";
 import type { Value } from "./values.js";
 
@@ -49,7 +49,7 @@ export function publicShown(ctx: Context, limits: Limits, callers: readonly Cont
   if (!meetsHidden(ctx, new Map(), callers)) return undefined;
   const marks = new Marks();
   const search = sentBackSearch(ctx, limits, () => marks, new Map(), callers);
-  const records = hiddenRecords(ctx, (k) => toLisp(contextValue(ctx, k), limits.maxNestingDepth, 0, `data/${k}`, new Budget(limits)));
+  const records = hiddenRecords(ctx, (k, from) => toLisp(from, limits.maxNestingDepth, 0, `data/${k}`, new Budget(limits)));
   return (v) => (notePublic(v, marks, search, records) ? marks.hide(v) : v);
 }
 
@@ -177,26 +177,13 @@ export function renewedKeys(ctx: Context, held: Map<string, readonly string[]> =
       const texts = textsOf(v);
       const before = held.get(k);
       const was = values.get(k);
-      if (before !== undefined && sameTexts(before, texts) && (v === was || sameTexts(leavesOf(v), leavesOf(was)))) continue;
+      if (before !== undefined && sameTexts(before, texts) && (v === was || sameTexts(hostLeaves(v), hostLeaves(was)))) continue;
       held.set(k, texts);
       values.set(k, v);
       (changed ??= []).push(k);
     }
     return changed ?? NO_KEYS;
   };
-}
-
-const sameTexts = (a: readonly string[], b: readonly string[]): boolean => a.length === b.length && a.every((t, i) => t === b[i]);
-
-/** Every text, number and key of host data, of any length, within HIDDEN_TEXT_PARTS parts: what a replaced value is compared by. */
-function leavesOf(v: unknown): string[] {
-  const out: string[] = [];
-  try {
-    eachHostPart(v, HIDDEN_TEXT_PARTS, (x, key) => out.push(`${key ? "key" : typeof x}:${String(x)}`));
-  } catch {
-    // What was read before the part that could not be is compared.
-  }
-  return out;
 }
 
 /** A hidden key's search as the first answer found it (with its texts then), and as the context holds it now. */

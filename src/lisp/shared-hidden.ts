@@ -6,7 +6,8 @@
 // merely shares some values with a hidden one (a public plan's "pro") is not.
 import { equals, hashValue } from "./equality.js";
 import { isHiddenKey } from "./hidden-names.js";
-import { ECHO_MIN, Marks } from "./marks.js";
+import { contextValue } from "./interop.js";
+import { ECHO_MIN, hostLeaves, Marks, sameTexts } from "./marks.js";
 import { Keyword, LFloat, isMap, isSet, type LMap, type LSet, type Value } from "./values.js";
 import { Vec } from "./vector.js";
 
@@ -37,66 +38,80 @@ function isCollection(x: Value): x is Coll {
  */
 const TELLING = 3;
 
-/**
- * The hidden records (collections of 2+ entries holding a text, number or keyword of TELLING+
- * characters of their own, or of one entry holding one of ECHO_MIN+), by hash.
- */
-export class HiddenRecords {
-  private readonly byHash = new Map<number, Array<[record: Coll, key: string]>>();
-  /** Every text, number and keyword of the indexed records: a public collection holding another is no copy of one. */
-  private readonly leaves = new Set<unknown>();
+/** One hidden key's records by hash, and every text, number and keyword they hold: a public collection holding another is no copy of one. */
+interface KeyRecords {
+  readonly byHash: ReadonlyMap<number, readonly Coll[]>;
+  readonly leaves: ReadonlySet<unknown>;
+}
 
-  constructor(hidden: Iterable<readonly [key: string, value: Value]>) {
-    let left = 0;
-    const walk = (x: Value, key: string, depth: number): void => {
-      if (--left < 0 || !isCollection(x) || depth > 64) return;
-      let telling = 0;
-      for (const y of childrenOf(x)) {
-        const leaf = leafOf(y);
-        if (leaf === undefined) walk(y, key, depth + 1);
-        else telling = Math.max(telling, String(leaf).length);
-      }
-      if (telling < TELLING || (x.size < 2 && telling < ECHO_MIN)) return;
-      for (const y of childrenOf(x)) {
-        const leaf = leafOf(y);
-        if (leaf !== undefined) this.leaves.add(leaf);
-      }
-      const h = hashValue(x);
-      const at = this.byHash.get(h);
-      if (at === undefined) this.byHash.set(h, [[x, key]]);
-      else at.push([x, key]);
-    };
-    // Each key its own budget: a 20,000-entry `_log` listed first left `_card` unindexed.
-    for (const [key, v] of hidden) {
-      left = INDEXED_PARTS;
-      walk(v, key, 0);
+/**
+ * The records of one hidden key's value (collections of 2+ entries holding a text, number or
+ * keyword of TELLING+ characters of their own, or of one entry holding one of ECHO_MIN+), within
+ * INDEXED_PARTS of its collections.
+ */
+function keyRecords(v: Value): KeyRecords {
+  const byHash = new Map<number, Coll[]>();
+  const leaves = new Set<unknown>();
+  let left = INDEXED_PARTS;
+  const walk = (x: Value, depth: number): void => {
+    if (--left < 0 || !isCollection(x) || depth > 64) return;
+    let telling = 0;
+    for (const y of childrenOf(x)) {
+      const leaf = leafOf(y);
+      if (leaf === undefined) walk(y, depth + 1);
+      else telling = Math.max(telling, String(leaf).length);
     }
+    if (telling < TELLING || (x.size < 2 && telling < ECHO_MIN)) return;
+    for (const y of childrenOf(x)) {
+      const leaf = leafOf(y);
+      if (leaf !== undefined) leaves.add(leaf);
+    }
+    const h = hashValue(x);
+    const at = byHash.get(h);
+    if (at === undefined) byHash.set(h, [x]);
+    else at.push(x);
+  };
+  walk(v, 0);
+  return { byHash, leaves };
+}
+
+/** The hidden records of each hidden key. */
+export class HiddenRecords {
+  private readonly keys: ReadonlyArray<readonly [key: string, records: KeyRecords]>;
+
+  constructor(hidden: ReadonlyArray<readonly [key: string, records: KeyRecords]>) {
+    this.keys = hidden.filter(([, r]) => r.byHash.size > 0);
   }
 
   /** These records and those of `now` (the hidden context a tool renewed since), each found. */
   and(now: HiddenRecords): HiddenRecords {
-    const both = new HiddenRecords([]);
-    for (const [h, at] of [...this.byHash, ...now.byHash]) both.byHash.set(h, [...(both.byHash.get(h) ?? []), ...at]);
-    for (const leaf of [...this.leaves, ...now.leaves]) both.leaves.add(leaf);
-    return both;
+    return new HiddenRecords([...this.keys, ...now.keys.filter(([, r]) => !this.keys.some(([, was]) => was === r))]);
   }
 
   get isEmpty(): boolean {
-    return this.byHash.size === 0;
+    return this.keys.length === 0;
   }
 
   /** The hidden key whose record `c` equals, if any. */
   private keyOf(c: Coll): string | undefined {
-    // Every text, number and keyword of its own must be a hidden record's: most public records fail at their first.
-    let own = false;
-    for (const y of childrenOf(c)) {
-      const leaf = leafOf(y);
-      if (leaf === undefined) continue;
-      if (!this.leaves.has(leaf)) return undefined;
-      own = true;
+    let hash: number | undefined;
+    for (const [key, { byHash, leaves }] of this.keys) {
+      // Every text, number and keyword of its own must be the key's records': most public records fail at their first.
+      let own = false;
+      let other = false;
+      for (const y of childrenOf(c)) {
+        const leaf = leafOf(y);
+        if (leaf === undefined) continue;
+        if (!leaves.has(leaf)) {
+          other = true;
+          break;
+        }
+        own = true;
+      }
+      if (other || !own) continue;
+      hash ??= hashValue(c);
+      for (const record of byHash.get(hash) ?? []) if (equals(c, record)) return key;
     }
-    if (!own) return undefined;
-    for (const [record, key] of this.byHash.get(hashValue(c)) ?? []) if (equals(c, record)) return key;
     return undefined;
   }
 
@@ -125,16 +140,36 @@ export class HiddenRecords {
 }
 
 /**
- * The records of `ctx`'s hidden keys, each read by `read` (converted as the program would read
- * it); a key that cannot be read (too big, too deep, too slow) is left out, as it holds no record
- * the program could print either.
+ * Each hidden key's records, kept per host value while its leaves are the same (`hostLeaves`, 1-2
+ * ms): an agent's turns read the same context, and converting a 100,000-row hidden key again for
+ * each evaluation that read public context took 170-400 ms. A value changed in place is indexed again.
  */
-export function hiddenRecords(ctx: Readonly<Record<string, unknown>>, read: (key: string) => Value): HiddenRecords {
-  const hidden: Array<[string, Value]> = [];
+const indexed = new WeakMap<object, Map<string, { leaves: readonly string[]; records: KeyRecords }>>();
+
+/**
+ * The records of `ctx`'s hidden keys, each read by `read` from the host's value (converted as the
+ * program would read it) unless indexed already; a key that cannot be read (too big, too deep,
+ * too slow) is left out, as it holds no record the program could print either.
+ */
+export function hiddenRecords(ctx: Readonly<Record<string, unknown>>, read: (key: string, from: unknown) => Value): HiddenRecords {
+  const hidden: Array<[string, KeyRecords]> = [];
   for (const k of Object.keys(ctx)) {
     if (!isHiddenKey(k)) continue;
     try {
-      hidden.push([k, read(k)]);
+      const from = contextValue(ctx, k);
+      // A text or number is no record.
+      if (typeof from !== "object" || from === null) continue;
+      const leaves = hostLeaves(from);
+      let kept = indexed.get(from);
+      const hit = kept?.get(k);
+      if (hit !== undefined && sameTexts(hit.leaves, leaves)) {
+        hidden.push([k, hit.records]);
+        continue;
+      }
+      const records = keyRecords(read(k, from));
+      if (kept === undefined) indexed.set(from, (kept = new Map()));
+      kept.set(k, { leaves, records });
+      hidden.push([k, records]);
     } catch {
       // Left out, as above.
     }

@@ -263,3 +263,23 @@ describe("a fan-out of tool calls given hidden values indexes what is marked onc
     expect(large / Math.max(small, 1)).toBeLessThan(2.5);
   }, 120_000);
 });
+
+describe("public context read beside a big hidden key (adversary)", () => {
+  // Each evaluation that read public context converted and hashed every hidden key for the records
+  // public context might copy (170-400 ms for 100,000 hidden rows, charged as fuel): an agent's
+  // turns read the same context, so a key is indexed once while it holds the same.
+  it("indexes the hidden key's records once across evaluations, again once it changes", async () => {
+    const rows = Array.from({ length: 5_000 }, (_, i) => ({ id: `user-${i}`, n: i }));
+    const ctx = { _db: rows, x: 1 };
+    const fuel = async (): Promise<number> => {
+      const r = await evaluate("(println data/x)", { ctx, isolation: "none" });
+      expect(r.ok, r.ok ? "" : r.error.message).toBe(true);
+      return r.stats.fuelUsed;
+    };
+    const first = await fuel();
+    expect(first).toBeGreaterThan(5_000);
+    expect(await fuel()).toBeLessThan(100);
+    rows[7] = { id: "user-renewed", n: 7 };
+    expect(await fuel()).toBeGreaterThan(5_000);
+  });
+});
