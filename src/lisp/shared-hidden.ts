@@ -38,6 +38,15 @@ function isCollection(x: Value): x is Coll {
  */
 const TELLING = 3;
 
+/**
+ * The distinct records of one hash a public collection of that hash is compared with; a public
+ * collection of a hash held by more (and of their texts and numbers) is taken for a copy. Two
+ * thousand hidden records of one hash (texts of "Aa" and "BB" share theirs) made each of 5,000
+ * public rows cost 2,000 comparisons: reading `data/pub` ran out of fuel or time. Equal records
+ * (a log's repeated rows) are kept once.
+ */
+const ONE_HASH = 8;
+
 /** One hidden key's records by hash, and every text, number and keyword they hold: a public collection holding another is no copy of one. */
 interface KeyRecords {
   readonly byHash: ReadonlyMap<number, readonly Coll[]>;
@@ -69,7 +78,7 @@ function keyRecords(v: Value): KeyRecords {
     const h = hashValue(x);
     const at = byHash.get(h);
     if (at === undefined) byHash.set(h, [x]);
-    else at.push(x);
+    else if (at.length <= ONE_HASH && !at.some((r) => equals(r, x))) at.push(x);
   };
   walk(v, 0);
   return { byHash, leaves };
@@ -110,7 +119,11 @@ export class HiddenRecords {
       }
       if (other || !own) continue;
       hash ??= hashValue(c);
-      for (const record of byHash.get(hash) ?? []) if (equals(c, record)) return key;
+      const at = byHash.get(hash);
+      if (at === undefined) continue;
+      // Past ONE_HASH, taken for a copy: that errs towards hiding.
+      if (at.length > ONE_HASH) return key;
+      for (const record of at) if (equals(c, record)) return key;
     }
     return undefined;
   }

@@ -283,3 +283,16 @@ describe("public context read beside a big hidden key (adversary)", () => {
     expect(await fuel()).toBeGreaterThan(5_000);
   });
 });
+
+describe("hidden records of one hash beside public rows of their values (adversary)", () => {
+  // Strings of "Aa" and "BB" blocks share their hash: each public row of the hidden records' texts
+  // was compared with every record of its hash, 2,000 x 5,000, and ran out of fuel.
+  it("compares a public row with a few records of its hash at most", async () => {
+    const text = (i: number): string => Array.from({ length: 12 }, (_, b) => ((i >> b) & 1 ? "BB" : "Aa")).join("");
+    const hidden = Array.from({ length: 2_000 }, (_, i) => ({ a: text(i), b: text(i) }));
+    const pub = Array.from({ length: 5_000 }, (_, i) => ({ a: text(i % 2_000), b: text((i + 1) % 2_000) }));
+    const r = await evaluate("(println (count data/pub))", { ctx: { _h: hidden, pub }, isolation: "none", limits: { timeoutMs: 600_000 } });
+    expect(r.ok, r.ok ? "" : r.error.message).toBe(true);
+    expect(r.stats.fuelUsed).toBeLessThan(1_000_000);
+  });
+});
