@@ -294,6 +294,8 @@ interface ContextHost extends DataHost {
    * origins; the keys it quotes are read now, so marked.
    */
   sentBack(result: Value | undefined, message?: string): readonly SentBack[];
+  /** Marks each record of hidden context a tool's result holds (a host's client returning the `_card` object), as public context's are. */
+  sharedRecords(result: Value): void;
 }
 
 const NOTHING_SENT_BACK: readonly SentBack[] = [];
@@ -360,6 +362,9 @@ function dataHost(given: EvaluateOptions["ctx"], limits: Limits, marks: Marks | 
       return v;
     },
     sentBack: (result, message) => search?.(result, message) ?? NOTHING_SENT_BACK,
+    sharedRecords(result) {
+      if (marks !== null) for (const [record, key] of records().find(result)) marks.hidden(key, record);
+    },
   };
   return host;
 }
@@ -685,6 +690,7 @@ export async function evaluateWith(source: string, options: EvaluateOptions, sin
             if (resultHidden === true) marks?.taint(value, args);
             else if (resultHidden !== false) marks?.taintParts(value, args, resultHidden);
             marks?.echoed(args, value, data?.sentBack(value));
+            data?.sharedRecords(value);
             // Within the run's own limits (a host may raise them), not charged: the host's bookkeeping.
             record.result = toHost(marks === null ? value : marks.hide(value), limits.maxNestingDepth, new Budget(limits));
             keepValue(record, value);

@@ -928,6 +928,15 @@ describe("public context beside hidden context", () => {
       expect(showStandIns(r.prints.join("\n"))).toBe(shown);
     });
 
+    // A host's client that returns the `_card` object in its answer, as public context holding it.
+    it.each(["none", "worker"] as const)("a tool's result that holds a record of hidden context (isolation %s)", async (isolation) => {
+      const r = await evaluate("(println (:card (tool/profile)))", { ctx: { _card: card }, isolation, tools: { profile: () => ({ name: "ann", card }) } });
+      expect(r.ok, r.ok ? "" : r.error.message).toBe(true);
+      const shown = "{:cvv <hidden string from data/_card :cvv> :last4 <hidden string from data/_card :last4> :exp <hidden string from data/_card :exp>}";
+      expect(showStandIns(r.prints.join("\n"))).toBe(shown);
+      expect(JSON.stringify(r.toolCalls)).not.toContain("4242");
+    });
+
     it("the task's data section shows the record as a stand-in, in both views", async () => {
       for (const compressHistory of [true, false]) {
         const agent = SubAgent.create({ prompt: "Greet the profile's owner.", maxTurns: 2 });
