@@ -329,7 +329,7 @@ function dataHost(given: EvaluateOptions["ctx"], limits: Limits, marks: Marks | 
       const v = toLisp(from, limits.maxNestingDepth, 0, `data/${k}`, new Budget(limits));
       unread.set(k, [from, v]);
       return v;
-    });
+    }, callers);
     // The records the program began with stay found (the worker's copy of `profile` holds the card
     // `_card` held before a tool renewed it), as the sent-back search keeps the first texts.
     firstRecords ??= now;

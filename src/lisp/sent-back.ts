@@ -49,7 +49,7 @@ export function publicShown(ctx: Context, limits: Limits, callers: readonly Cont
   if (!meetsHidden(ctx, new Map(), callers)) return undefined;
   const marks = new Marks();
   const search = sentBackSearch(ctx, limits, () => marks, new Map(), callers);
-  const records = hiddenRecords(ctx, (k, from) => toLisp(from, limits.maxNestingDepth, 0, `data/${k}`, new Budget(limits)));
+  const records = hiddenRecords(ctx, (k, from) => toLisp(from, limits.maxNestingDepth, 0, `data/${k}`, new Budget(limits)), callers);
   return (v) => (notePublic(v, marks, search, records) ? marks.hide(v) : v);
 }
 

@@ -160,16 +160,17 @@ export class HiddenRecords {
 const indexed = new WeakMap<object, Map<string, { leaves: readonly string[]; records: KeyRecords }>>();
 
 /**
- * The records of `ctx`'s hidden keys, each read by `read` from the host's value (converted as the
+ * The records of the hidden keys of `ctx` and of `callers`, each read by `read` from the host's value (converted as the
  * program would read it) unless indexed already; a key that cannot be read (too big, too deep,
  * too slow) is left out, as it holds no record the program could print either.
  */
-export function hiddenRecords(ctx: Readonly<Record<string, unknown>>, read: (key: string, from: unknown) => Value): HiddenRecords {
+export function hiddenRecords(ctx: Readonly<Record<string, unknown>>, read: (key: string, from: unknown) => Value, callers: ReadonlyArray<Readonly<Record<string, unknown>>> = []): HiddenRecords {
   const hidden: Array<[string, KeyRecords]> = [];
-  for (const k of Object.keys(ctx)) {
+  // The callers' hidden context too (the runs above, whose host tools this one shares), read here as the sent-back search reads it.
+  for (const [k, source] of [ctx, ...callers].flatMap((c) => Object.keys(c).map((k) => [k, c] as const))) {
     if (!isHiddenKey(k)) continue;
     try {
-      const from = contextValue(ctx, k);
+      const from = contextValue(source, k);
       // A text or number is no record.
       if (typeof from !== "object" || from === null) continue;
       const leaves = hostLeaves(from);

@@ -929,8 +929,15 @@ describe("public context beside hidden context", () => {
     });
 
     // A host's client that returns the `_card` object in its answer, as public context holding it.
-    it.each(["none", "worker"] as const)("a tool's result that holds a record of hidden context (isolation %s)", async (isolation) => {
-      const r = await evaluate("(println (:card (tool/profile)))", { ctx: { _card: card }, isolation, tools: { profile: () => ({ name: "ann", card }) } });
+    // So does one of the caller's hidden context, in a nested run sharing the caller's host tools.
+    it.each([
+      ["none", "own"],
+      ["worker", "own"],
+      ["none", "caller's"],
+      ["worker", "caller's"],
+    ] as const)("a tool's result that holds a record of hidden context (isolation %s, %s context)", async (isolation, whose) => {
+      const hidden = { ctx: { _card: card } };
+      const r = await evaluate("(println (:card (tool/profile)))", { ...(whose === "own" ? hidden : { ctx: { q: 1 }, callerHidden: [hidden.ctx] }), isolation, tools: { profile: () => ({ name: "ann", card }) } });
       expect(r.ok, r.ok ? "" : r.error.message).toBe(true);
       const shown = "{:cvv <hidden string from data/_card :cvv> :last4 <hidden string from data/_card :last4> :exp <hidden string from data/_card :exp>}";
       expect(showStandIns(r.prints.join("\n"))).toBe(shown);
