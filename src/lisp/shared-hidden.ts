@@ -7,7 +7,7 @@
 import { equals, hashValue } from "./equality.js";
 import { isHiddenKey } from "./hidden-names.js";
 import { contextValue } from "./interop.js";
-import { ECHO_MIN, hostLeaves, Marks, sameTexts } from "./marks.js";
+import { ECHO_MIN, hostLeaves, sameTexts } from "./marks.js";
 import { Keyword, LFloat, isMap, isSet, type LMap, type LSet, type Value } from "./values.js";
 import { Vec } from "./vector.js";
 
@@ -140,15 +140,6 @@ export class HiddenRecords {
     };
     walk(v, 0);
     return found;
-  }
-
-  /** `v` with each collection equal to a hidden record shown as that record is (its parts stand-ins): a prompt's sample of public context. */
-  hideIn(v: Value): Value {
-    const found = this.find(v);
-    if (found.length === 0) return v;
-    const marks = new Marks();
-    for (const [record, key] of found) marks.hidden(key, record);
-    return marks.hide(v);
   }
 }
 
