@@ -2,8 +2,8 @@
 // same card object as `_card`, or a copy of it (a JSON round trip, a second query). A card's texts
 // are short ("737", "4242"), so no search of 8+ character texts finds them; a collection of 2+
 // entries equal to a hidden one is that record, wherever the host put it, and is shown as a
-// stand-in for it (in what the program prints and in the task's `data/` section). A record that
-// merely shares some values with a hidden one (a public plan's "pro") is not.
+// stand-in for it (in what the program prints, a tool's result and the task's `data/` section). A
+// record that merely shares some values with a hidden one (a public plan's "pro") is not.
 import { equals, hashValue } from "./equality.js";
 import { isHiddenKey } from "./hidden-names.js";
 import { contextValue } from "./interop.js";
