@@ -58,7 +58,7 @@ interface KeyRecords {
  * keyword of TELLING+ characters of their own, or of one entry holding one of ECHO_MIN+), within
  * INDEXED_PARTS of its collections.
  */
-function keyRecords(v: Value): KeyRecords {
+function keyRecords(roots: readonly Value[]): KeyRecords {
   const byHash = new Map<number, Coll[]>();
   const leaves = new Set<unknown>();
   let left = INDEXED_PARTS;
@@ -80,7 +80,7 @@ function keyRecords(v: Value): KeyRecords {
     if (at === undefined) byHash.set(h, [x]);
     else if (at.length <= ONE_HASH && !at.some((r) => equals(r, x))) at.push(x);
   };
-  walk(v, 0);
+  for (const v of roots) walk(v, 0);
   return { byHash, leaves };
 }
 
@@ -144,6 +144,48 @@ export class HiddenRecords {
 }
 
 /**
+ * A hidden value as the program would read it (`read`), or, where it cannot be read whole (a part
+ * nested past the limit, a collection over maxCollectionSize), each of its parts that can be, to
+ * INDEXED_PARTS of them: a card beside an unreadable blob under one key was left out with the key,
+ * and shown wherever public context held it.
+ */
+export function readableParts(from: unknown, read: (x: unknown) => Value): Value[] {
+  const out: Value[] = [];
+  let left = INDEXED_PARTS;
+  const visit = (x: unknown, depth: number): void => {
+    if (--left < 0 || typeof x !== "object" || x === null || depth > 64) return;
+    try {
+      out.push(read(x));
+      return;
+    } catch {
+      // Its parts, below.
+    }
+    let parts: unknown[];
+    try {
+      parts = Array.isArray(x) || x instanceof Set ? [...(x as Iterable<unknown>)] : x instanceof Map ? [...(x as Map<unknown, unknown>).values()] : Object.values(x);
+    } catch {
+      return;
+    }
+    for (const y of parts) visit(y, depth + 1);
+  };
+  visit(from, 0);
+  return out;
+}
+
+/**
+ * The readable parts of the hidden keys a worker's copy of the context holds as errors (the host
+ * could not convert them whole), which the host sends beside the error for their records.
+ */
+const sentParts = new WeakMap<object, Map<string, readonly Value[]>>();
+
+/** Notes the readable parts of a key of `ctx` (a worker's copy) that reading throws for. */
+export function noteReadableParts(ctx: object, key: string, parts: readonly Value[]): void {
+  let kept = sentParts.get(ctx);
+  if (kept === undefined) sentParts.set(ctx, (kept = new Map()));
+  kept.set(key, parts);
+}
+
+/**
  * Each hidden key's records, kept per host value while its leaves are the same (`hostLeaves`, 1-2
  * ms): an agent's turns read the same context, and converting a 100,000-row hidden key again for
  * each evaluation that read public context took 170-400 ms. A value changed in place is indexed again.
@@ -151,17 +193,24 @@ export class HiddenRecords {
 const indexed = new WeakMap<object, Map<string, { leaves: readonly string[]; records: KeyRecords }>>();
 
 /**
- * The records of the hidden keys of `ctx` and of `callers`, each read by `read` from the host's value (converted as the
- * program would read it) unless indexed already; a key that cannot be read (too big, too deep,
- * too slow) is left out, as it holds no record the program could print either.
+ * The records of the hidden keys of `ctx` and of `callers`, each read by `read` from the host's
+ * value (converted as the program would read it; where it cannot be whole, its readable parts)
+ * unless indexed already.
  */
 export function hiddenRecords(ctx: Readonly<Record<string, unknown>>, read: (key: string, from: unknown) => Value, callers: ReadonlyArray<Readonly<Record<string, unknown>>> = []): HiddenRecords {
   const hidden: Array<[string, KeyRecords]> = [];
   // The callers' hidden context too (the runs above, whose host tools this one shares), read here as the sent-back search reads it.
   for (const [k, source] of [ctx, ...callers].flatMap((c) => Object.keys(c).map((k) => [k, c] as const))) {
     if (!isHiddenKey(k)) continue;
+    let from: unknown;
     try {
-      const from = contextValue(source, k);
+      from = contextValue(source, k);
+    } catch {
+      const parts = sentParts.get(source)?.get(k);
+      if (parts !== undefined) hidden.push([k, keyRecords(parts)]);
+      continue;
+    }
+    try {
       // A text or number is no record.
       if (typeof from !== "object" || from === null) continue;
       const leaves = hostLeaves(from);
@@ -171,7 +220,7 @@ export function hiddenRecords(ctx: Readonly<Record<string, unknown>>, read: (key
         hidden.push([k, hit.records]);
         continue;
       }
-      const records = keyRecords(read(k, from));
+      const records = keyRecords(readableParts(from, (x) => read(k, x)));
       if (kept === undefined) indexed.set(from, (kept = new Map()));
       kept.set(k, { leaves, records });
       hidden.push([k, records]);

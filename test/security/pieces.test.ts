@@ -905,6 +905,11 @@ describe("public context beside hidden context", () => {
       ["(println data/paging)", "{:page 1 :size 20}"],
     ]);
 
+    // A hidden key that cannot be read whole (a part nested past the limit) still holds the records of its readable parts.
+    let deep: unknown = "x";
+    for (let i = 0; i < 300; i++) deep = { d: deep };
+    printsInBoth({ _acct: { card, blob: deep }, profile: { card } }, [["(println (:card data/profile))", "{:cvv <hidden string from data/_acct :cvv> :last4 <hidden string from data/_acct :last4> :exp <hidden string from data/_acct :exp>}"]]);
+
     // A hidden key past the indexed parts listed first leaves the next key's records indexed.
     const log = Array.from({ length: 20_001 }, (_, i) => ({ at: i, ev: "login" }));
     printsInBoth({ _log: log, _card: card, profile: { card } }, [["(println (:card data/profile))", "{:cvv <hidden string from data/_card :cvv> :last4 <hidden string from data/_card :last4> :exp <hidden string from data/_card :exp>}"]]);
