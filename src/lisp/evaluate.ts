@@ -294,6 +294,8 @@ interface ContextHost extends DataHost {
    * origins; the keys it quotes are read now, so marked.
    */
   sentBack(result: Value | undefined, message?: string): readonly SentBack[];
+  /** Marks each record of hidden context a tool's result holds (a host's client returning the `_card` object), as public context's are. */
+  sharedRecords(result: Value): void;
 }
 
 const NOTHING_SENT_BACK: readonly SentBack[] = [];
@@ -305,23 +307,44 @@ function dataHost(given: EvaluateOptions["ctx"], limits: Limits, marks: Marks | 
   const cache = new Map<string, Value>();
   const convert = (k: string, budget: Budget): Value => (Object.hasOwn(ctx, k) ? toLisp(contextValue(ctx, k), limits.maxNestingDepth, 0, `data/${k}`, budget) : null);
   const search = marks === null ? null : sentBackSearch(ctx, limits, () => marks, cache, callers);
-  // Hidden keys converted for the records they hold, before the program read them (kept for its read).
-  const unread = new Map<string, Value>();
+  // Hidden keys converted for the records they hold, before the program read them, each with the
+  // host value it was converted from: kept for the program's read while the host still holds it.
+  const unread = new Map<string, readonly [from: unknown, v: Value]>();
   let recordsRead: HiddenRecords | undefined;
-  const records = (): HiddenRecords =>
-    (recordsRead ??= hiddenRecords(ctx, (k) => {
-      const v = convert(k, new Budget(limits));
-      unread.set(k, v);
+  let firstRecords: HiddenRecords | undefined;
+  // The hidden keys' host values when indexed, and the tool calls made by then: a tool may renew
+  // one (`_card` replaced, the public `profile` holding the new card) before the next public read.
+  let indexed: unknown[] = [];
+  let indexedAt = 0;
+  const hiddenNow = (): unknown[] => Object.keys(ctx).filter(isHiddenKey).map((k) => hostValueOf(ctx, k));
+  const renewed = (): boolean => {
+    const now = hiddenNow();
+    return now.length !== indexed.length || now.some((v, i) => v !== indexed[i]);
+  };
+  const records = (): HiddenRecords => {
+    if (recordsRead !== undefined && (current.toolCalls === indexedAt || !renewed())) return recordsRead;
+    indexed = hiddenNow();
+    indexedAt = current.toolCalls;
+    const now = hiddenRecords(ctx, (k, from) => {
+      const v = toLisp(from, limits.maxNestingDepth, 0, `data/${k}`, new Budget(limits));
+      unread.set(k, [from, v]);
       return v;
-    }));
+    }, callers);
+    // The records the program began with stay found (the worker's copy of `profile` holds the card
+    // `_card` held before a tool renewed it), as the sent-back search keeps the first texts.
+    firstRecords ??= now;
+    return (recordsRead = firstRecords === now ? now : firstRecords.and(now));
+  };
   const host: ContextHost = {
     has: (k) => Object.hasOwn(ctx, k),
     keys: () => Object.keys(ctx),
     get(k) {
       let v = cache.get(k);
       if (v !== undefined) return v;
-      v = unread.get(k);
-      if (v === undefined) {
+      const early = unread.get(k);
+      // Converted before a tool renewed the key, it is read again (it gave the old card).
+      if (early !== undefined && early[0] === hostValueOf(ctx, k)) v = early[1];
+      else {
         // Read while the program runs: the conversion spends its fuel and its time.
         const budget = runBudget(current, current.deadline, () => readTimeout(k, current.limits.timeoutMs));
         try {
@@ -339,9 +362,22 @@ function dataHost(given: EvaluateOptions["ctx"], limits: Limits, marks: Marks | 
       return v;
     },
     sentBack: (result, message) => search?.(result, message) ?? NOTHING_SENT_BACK,
+    sharedRecords(result) {
+      if (marks !== null) for (const [record, key] of records().find(result)) marks.hidden(key, record);
+    },
   };
   return host;
 }
+
+/** A context key's value as the host holds it; one whose getter throws, a value no other equals. */
+function hostValueOf(ctx: Readonly<Record<string, unknown>>, k: string): unknown {
+  try {
+    return contextValue(ctx, k);
+  } catch {
+    return UNREADABLE;
+  }
+}
+const UNREADABLE = Symbol("unreadable");
 
 /** Turns (tool/x), (tool/x {:a 1}), (tool/x :a 1 :b 2) and (tool/x "q" 5) into one argument map. */
 function toolArgs(name: string, args: Value, spec: ToolSpec, budget: Budget): Record<string, unknown> {
@@ -654,6 +690,7 @@ export async function evaluateWith(source: string, options: EvaluateOptions, sin
             if (resultHidden === true) marks?.taint(value, args);
             else if (resultHidden !== false) marks?.taintParts(value, args, resultHidden);
             marks?.echoed(args, value, data?.sentBack(value));
+            data?.sharedRecords(value);
             // Within the run's own limits (a host may raise them), not charged: the host's bookkeeping.
             record.result = toHost(marks === null ? value : marks.hide(value), limits.maxNestingDepth, new Budget(limits));
             keepValue(record, value);

@@ -1613,6 +1613,23 @@ export function hiddenTexts(v: unknown): string[] {
   return out;
 }
 
+/** Whether two lists of texts are the same, in order. */
+export const sameTexts = (a: readonly string[], b: readonly string[]): boolean => a.length === b.length && a.every((t, i) => t === b[i]);
+
+/**
+ * Every text, number and key of host data, of any length, within HIDDEN_TEXT_PARTS parts: what a
+ * hidden value is compared by when the host may have replaced it, or changed it in place.
+ */
+export function hostLeaves(v: unknown): string[] {
+  const out: string[] = [];
+  try {
+    eachHostPart(v, HIDDEN_TEXT_PARTS, (x, key) => out.push(`${key ? "key" : typeof x}:${String(x)}`));
+  } catch {
+    // What was read before the part that could not be is compared.
+  }
+  return out;
+}
+
 /**
  * Calls `visit` on each string, number, bigint and key (`key` true) of host data: plain objects,
  * arrays, and the Maps and Sets a held result keeps, and of the program's values (a keyword by its

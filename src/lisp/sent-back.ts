@@ -7,7 +7,7 @@
 // searches its output check's message. Each hidden key quoted is read then and marked.
 import { Budget, contextValue, toLisp } from "./interop.js";
 import type { Limits } from "./limits.js";
-import { HiddenSearch, hiddenTexts, isHiddenKey, Marks, meetsHidden, type Origin, type SentBack } from "./marks.js";
+import { HiddenSearch, hiddenTexts, hostLeaves, sameTexts, isHiddenKey, Marks, meetsHidden, type Origin, type SentBack } from "./marks.js";
 import { hiddenRecords, type HiddenRecords } from "./shared-hidden.js";
 import type { Value } from "./values.js";
 
@@ -49,7 +49,7 @@ export function publicShown(ctx: Context, limits: Limits, callers: readonly Cont
   if (!meetsHidden(ctx, new Map(), callers)) return undefined;
   const marks = new Marks();
   const search = sentBackSearch(ctx, limits, () => marks, new Map(), callers);
-  const records = hiddenRecords(ctx, (k) => toLisp(contextValue(ctx, k), limits.maxNestingDepth, 0, `data/${k}`, new Budget(limits)));
+  const records = hiddenRecords(ctx, (k, from) => toLisp(from, limits.maxNestingDepth, 0, `data/${k}`, new Budget(limits)), callers);
   return (v) => (notePublic(v, marks, search, records) ? marks.hide(v) : v);
 }
 
@@ -164,21 +164,27 @@ export function renewedKeys(ctx: Context, held: Map<string, readonly string[]> =
   let n = 0;
   for (const texts of held.values()) n += texts.length;
   if (held.size === 0 || n > RENEWED_TEXTS) return undefined;
+  // Each key's value as last read: one replaced by a value of other short texts only (a card of
+  // cvv "999" for one of "737", no text of ECHO_MIN+ in either) is renewed too, for the worker's
+  // copy that the program reads and finds the records of hidden context by.
+  const values = new Map<string, unknown>();
+  for (const k of held.keys()) values.set(k, valueOf(ctx, k));
   return () => {
     let changed: string[] | undefined;
     for (const k of Object.keys(ctx)) {
       if (!isHiddenKey(k)) continue;
-      const texts = textsOf(valueOf(ctx, k));
+      const v = valueOf(ctx, k);
+      const texts = textsOf(v);
       const before = held.get(k);
-      if (before !== undefined && sameTexts(before, texts)) continue;
+      const was = values.get(k);
+      if (before !== undefined && sameTexts(before, texts) && (v === was || sameTexts(hostLeaves(v), hostLeaves(was)))) continue;
       held.set(k, texts);
+      values.set(k, v);
       (changed ??= []).push(k);
     }
     return changed ?? NO_KEYS;
   };
 }
-
-const sameTexts = (a: readonly string[], b: readonly string[]): boolean => a.length === b.length && a.every((t, i) => t === b[i]);
 
 /** A hidden key's search as the first answer found it (with its texts then), and as the context holds it now. */
 interface KeySearch {

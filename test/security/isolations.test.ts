@@ -1,7 +1,7 @@
 // The two isolations must show a model the same thing: generated programs over hidden context
-// (tokens, small numbers, nested maps, sets, keywords, public context beside it, tools that echo,
-// fail quoting their arguments or send back host data, a value kept in memory to a second
-// evaluation) run in process and in a worker, and what each shows is compared. A difference is a
+// (tokens, small numbers, nested maps, sets, keywords, public context beside it and holding a
+// record of it, tools that echo, fail quoting their arguments or send back host data, a value kept
+// in memory to a second evaluation) run in process and in a worker, and what each shows is compared. A difference is a
 // bug in one of them (the worker walked its copy of the context's immutable values by their
 // object fields, and searched their hash codes as hidden texts).
 import fc from "fast-check";
@@ -10,7 +10,12 @@ import { evaluate, type EvalResult, type Memory } from "../../src/lisp/evaluate.
 import { showStandIns } from "../../src/lisp/marks.js";
 
 const TOKEN = "K7Z2Q9-B3M8X4-W5R2";
+// A record of hidden context public context and a tool's answer hold too (the same object, and a copy).
+const CARD = { cvv: "737", last4: "4242", exp: "03/30" };
 const CTX = {
+  _card: CARD,
+  profile: { name: "ann", card: CARD },
+  team: [{ name: "bob", pin: "1177" }, { ...CARD }],
   _creds: { token: TOKEN, user: "ann", pin: 42, tags: ["pro", "beta"] },
   _pin: 737,
   _env: "test",
@@ -28,12 +33,14 @@ function tools(): Record<string, { run: (a: Record<string, unknown>) => unknown 
     recall: { run: (a) => ({ value: kept.get(String(a.key)) ?? null }) },
     fail: { run: (a) => { throw new Error(`bad ${JSON.stringify(a)} here`); } },
     host: { run: () => ({ key: TOKEN, env: "test", n: 737 }) },
+    card: { run: () => ({ card: CARD }) },
   };
 }
 
 const LEAVES = [
   "(:token data/_creds)", "data/_pin", "data/_env", "(:pin data/_creds)", "(:tags data/_creds)", "data/_creds", "data/_nested",
   "(get-in data/_nested [:a :b 2 :c])", "(keyword (:user data/_creds))", "(set (:tags data/_creds))",
+  "data/profile", "(:card data/profile)", "data/team", "(:cvv data/_card)",
   "data/region", "data/plans", "data/rows", "(first data/rows)", '"test"', "737", "42", "[1 2 3]", '{:plan "pro"}', "#{:a :b}", ":kw",
 ];
 // Each takes the expressions below it in order.
@@ -43,7 +50,7 @@ const FORMS: Array<(a: string, b: string) => string> = [
   (a) => `(frequencies (seq (str ${a})))`, (a) => `(sort (map str (seq (str ${a}))))`, (a) => `(clojure.string/upper-case (str ${a}))`,
   (a) => `(subs (str ${a} "xxxxxxxx") 0 4)`, (a) => `(first (seq ${a}))`, (a) => `(count (str ${a}))`, (a, b) => `(set [${a} ${b}])`,
   (a) => `(tool/echo {:v ${a}})`, (a) => `(:v (tool/echo {:v ${a}}))`, (a) => `(try (tool/fail {:v ${a}}) (catch e (ex-message e)))`,
-  () => "(tool/host {})", (a, b) => `(clojure.walk/postwalk-replace {"pro" ${a}} ${b})`, (a) => `(replace {1 ${a}} [1 2 1])`,
+  () => "(tool/host {})", () => "(tool/card {})", (a, b) => `(clojure.walk/postwalk-replace {"pro" ${a}} ${b})`, (a) => `(replace {1 ${a}} [1 2 1])`,
   (a) => `(into (sorted-map) {${a} 1})`, (a) => `(update {:a 1} :a (fn [_] ${a}))`, (a, b) => `(reduce conj [] [${a} ${b}])`,
   (a) => `((memoize (fn [x] [x ${a}])) 1)`, (a, b) => `(get {${a} :found} ${b})`, (a) => `(name (keyword (str ${a})))`,
   (a) => `(clojure.set/rename-keys {:a ${a}} {:a :b})`, (a) => `(try (throw (ex-info (str ${a}) {})) (catch e (ex-message e)))`,

@@ -263,3 +263,36 @@ describe("a fan-out of tool calls given hidden values indexes what is marked onc
     expect(large / Math.max(small, 1)).toBeLessThan(2.5);
   }, 120_000);
 });
+
+describe("public context read beside a big hidden key (adversary)", () => {
+  // Each evaluation that read public context converted and hashed every hidden key for the records
+  // public context might copy (170-400 ms for 100,000 hidden rows, charged as fuel): an agent's
+  // turns read the same context, so a key is indexed once while it holds the same.
+  it("indexes the hidden key's records once across evaluations, again once it changes", async () => {
+    const rows = Array.from({ length: 5_000 }, (_, i) => ({ id: `user-${i}`, n: i }));
+    const ctx = { _db: rows, x: 1 };
+    const fuel = async (): Promise<number> => {
+      const r = await evaluate("(println data/x)", { ctx, isolation: "none" });
+      expect(r.ok, r.ok ? "" : r.error.message).toBe(true);
+      return r.stats.fuelUsed;
+    };
+    const first = await fuel();
+    expect(first).toBeGreaterThan(5_000);
+    expect(await fuel()).toBeLessThan(100);
+    rows[7] = { id: "user-renewed", n: 7 };
+    expect(await fuel()).toBeGreaterThan(5_000);
+  });
+});
+
+describe("hidden records of one hash beside public rows of their values (adversary)", () => {
+  // Strings of "Aa" and "BB" blocks share their hash: each public row of the hidden records' texts
+  // was compared with every record of its hash, 2,000 x 5,000, and ran out of fuel.
+  it("compares a public row with a few records of its hash at most", async () => {
+    const text = (i: number): string => Array.from({ length: 12 }, (_, b) => ((i >> b) & 1 ? "BB" : "Aa")).join("");
+    const hidden = Array.from({ length: 2_000 }, (_, i) => ({ a: text(i), b: text(i) }));
+    const pub = Array.from({ length: 5_000 }, (_, i) => ({ a: text(i % 2_000), b: text((i + 1) % 2_000) }));
+    const r = await evaluate("(println (count data/pub))", { ctx: { _h: hidden, pub }, isolation: "none", limits: { timeoutMs: 600_000 } });
+    expect(r.ok, r.ok ? "" : r.error.message).toBe(true);
+    expect(r.stats.fuelUsed).toBeLessThan(1_000_000);
+  });
+});

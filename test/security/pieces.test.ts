@@ -905,6 +905,50 @@ describe("public context beside hidden context", () => {
       ["(println data/paging)", "{:page 1 :size 20}"],
     ]);
 
+    // A hidden key that cannot be read whole (a part nested past the limit) still holds the records of its readable parts.
+    let deep: unknown = "x";
+    for (let i = 0; i < 300; i++) deep = { d: deep };
+    printsInBoth({ _acct: { card, blob: deep }, profile: { card } }, [["(println (:card data/profile))", "{:cvv <hidden string from data/_acct :cvv> :last4 <hidden string from data/_acct :last4> :exp <hidden string from data/_acct :exp>}"]]);
+
+    // A hidden key past the indexed parts listed first leaves the next key's records indexed.
+    const log = Array.from({ length: 20_001 }, (_, i) => ({ at: i, ev: "login" }));
+    printsInBoth({ _log: log, _card: card, profile: { card } }, [["(println (:card data/profile))", "{:cvv <hidden string from data/_card :cvv> :last4 <hidden string from data/_card :last4> :exp <hidden string from data/_card :exp>}"]]);
+
+    // A tool renews the hidden card mid-program (the host replaces `_card`, and `profile` holds the
+    // new one) after a public read indexed the old one.
+    const RENEWED: ReadonlyArray<readonly [isolation: "none" | "worker", program: string, shown: string]> = [
+      ["none", '(println data/other) (tool/refresh) (println (= "999" (:cvv data/_card)))', "1\ntrue"],
+      // The worker's copy of `profile` still holds the card the program began with.
+      ...(["none", "worker"] as const).map((isolation) => [isolation, "(println data/other) (tool/refresh) (println (:card data/profile))", "1\n{:cvv <hidden string from data/_card :cvv> :last4 <hidden string from data/_card :last4> :exp <hidden string from data/_card :exp>}"] as const),
+      // The worker's copy of `_card` (no text of 8+ characters changed) is renewed too; its copy of public context is not.
+      ["worker", '(println data/other) (tool/refresh) (println (= "999" (:cvv data/_card)))', "1\ntrue"],
+      ...(["none", "worker"] as const).map((isolation) => [isolation, "(println data/other) (tool/refresh) (println (:card data/friend))", "1\n{:cvv <hidden string from data/_card :cvv> :last4 <hidden string from data/_card :last4> :exp <hidden string from data/_card :exp>}"] as const),
+    ];
+    it.each(RENEWED)("a hidden record renewed by a tool (isolation %s): %s", async (isolation, program, shown) => {
+      const renewed = { cvv: "999", last4: "1111", exp: "04/31" };
+      const ctx: Record<string, unknown> = { _card: card, other: 1, profile: { card }, friend: { card: { ...renewed } } };
+      const refresh = { run: () => void Object.assign(ctx, { _card: renewed, profile: { card: renewed } }) };
+      const r = await evaluate(program, { ctx, isolation, tools: { refresh } });
+      expect(r.ok, r.ok ? "" : r.error.message).toBe(true);
+      expect(showStandIns(r.prints.join("\n"))).toBe(shown);
+    });
+
+    // A host's client that returns the `_card` object in its answer, as public context holding it.
+    // So does one of the caller's hidden context, in a nested run sharing the caller's host tools.
+    it.each([
+      ["none", "own"],
+      ["worker", "own"],
+      ["none", "caller's"],
+      ["worker", "caller's"],
+    ] as const)("a tool's result that holds a record of hidden context (isolation %s, %s context)", async (isolation, whose) => {
+      const hidden = { ctx: { _card: card } };
+      const r = await evaluate("(println (:card (tool/profile)))", { ...(whose === "own" ? hidden : { ctx: { q: 1 }, callerHidden: [hidden.ctx] }), isolation, tools: { profile: () => ({ name: "ann", card }) } });
+      expect(r.ok, r.ok ? "" : r.error.message).toBe(true);
+      const shown = "{:cvv <hidden string from data/_card :cvv> :last4 <hidden string from data/_card :last4> :exp <hidden string from data/_card :exp>}";
+      expect(showStandIns(r.prints.join("\n"))).toBe(shown);
+      expect(JSON.stringify(r.toolCalls)).not.toContain("4242");
+    });
+
     it("the task's data section shows the record as a stand-in, in both views", async () => {
       for (const compressHistory of [true, false]) {
         const agent = SubAgent.create({ prompt: "Greet the profile's owner.", maxTurns: 2 });

@@ -27,7 +27,8 @@ export interface DataError {
 }
 
 /** One context key: its value, or the error reading it gives. */
-export type CtxEntry = readonly [key: string, value: Wire, error: DataError | null];
+/** A key's value, or the error reading it gives and, for a hidden key, its readable parts (`readableParts`, for its records). */
+export type CtxEntry = readonly [key: string, value: Wire, error: DataError | null, parts?: readonly Wire[]];
 
 /** A memory entry sent as data, or to be defined again from its source (it holds a function). */
 export interface MemoryEntryWire {

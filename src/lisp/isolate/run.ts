@@ -11,11 +11,12 @@ import { boxed, Budget, ContextReader, contextValue, crossedSize, HELD_CALL, kee
 import { MAX_TIMER_MS, resolveLimits, type Limits } from "../limits.js";
 import { hiddenKeys, hideQuoted, hideRewritten, isHiddenKey, Marks, meetsHidden, QUOTED_MIN, quotedForms, type SentBack, STAND_IN_OPEN } from "../marks.js";
 import { renewedKeys, sentBackSearch, type SentBackSearch } from "../sent-back.js";
+import { readableParts } from "../shared-hidden.js";
 import { OutputBuffer } from "../output.js";
 import { quietly, timeoutError, whileWhole } from "../runtime.js";
 import { contextJsonTimeout } from "../context-json.js";
 import type { Value } from "../values.js";
-import { WireReader, WireWriter } from "../wire.js";
+import { WireReader, WireWriter, type Wire } from "../wire.js";
 import { poolFor, type ExitReason, type PoolWorker } from "./pool.js";
 import { tooDeepToCross, type CtxEntry, type DataError, type DoneMessage, type FromWorker, type MemoryEntryWire, type RunMessage, type ToolInfo } from "./protocol.js";
 
@@ -327,10 +328,26 @@ function ctxEntries(ctx: Readonly<Record<string, unknown>>, limits: Limits, keys
       const v = writer.tryWrite(reader.value(key, contextValue(ctx, key)));
       out.push(v === undefined ? [key, null, { kind: "type_error", message: `data/${key} holds a function, which cannot cross into the program` }] : [key, v, null]);
     } catch (e) {
-      out.push([key, null, dataError(e)]);
+      out.push(isHiddenKey(key) ? [key, null, dataError(e), partsOf(ctx, key, limits, writer)] : [key, null, dataError(e)]);
     }
   }
   return out;
+}
+
+/** The parts of a hidden key the worker cannot take whole that can be read, for the records they hold (`readableParts`). */
+function partsOf(ctx: Readonly<Record<string, unknown>>, key: string, limits: Limits, writer: WireWriter): Wire[] {
+  let from: unknown;
+  try {
+    from = contextValue(ctx, key);
+  } catch {
+    return [];
+  }
+  const parts: Wire[] = [];
+  for (const v of readableParts(from, (x) => toLisp(x, limits.maxNestingDepth, 0, `data/${key}`, new Budget(limits)))) {
+    const w = writer.tryWrite(v);
+    if (w !== undefined) parts.push(w);
+  }
+  return parts;
 }
 
 function dataError(e: unknown): DataError {

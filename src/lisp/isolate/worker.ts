@@ -9,6 +9,7 @@ import { againOptions, defineAgain, type Entry } from "../define-again.js";
 import { parseContextJson } from "../context-json.js";
 import { resolveLimits } from "../limits.js";
 import { Marks, type Origin } from "../marks.js";
+import { noteReadableParts } from "../shared-hidden.js";
 import { fuelUsed, run, runMarks } from "../runtime.js";
 import { WireReader, WireWriter, type Wire } from "../wire.js";
 import { tooDeepToCross, type AnswerMessage, type CallRecordWire, type CtxEntry, type DoneMessage, type FromWorker, type MemoryEntryWire, type RunMessage, type ToWorker } from "./protocol.js";
@@ -130,10 +131,12 @@ let runCtx: Record<string, unknown> | undefined;
 
 function defineEntries(ctx: Record<string, unknown>, entries: readonly CtxEntry[]): void {
   const reader = new WireReader();
-  for (const [key, value, error] of entries) {
+  for (const [key, value, error, parts] of entries) {
     // A key whose value the host refused fails where the program reads it, as in process.
-    if (error !== null) Object.defineProperty(ctx, key, { enumerable: true, configurable: true, get: () => { throw new LispError(error.kind, error.message, undefined, error.hint); } });
-    else Object.defineProperty(ctx, key, { enumerable: true, configurable: true, value: reader.read(value) });
+    if (error !== null) {
+      Object.defineProperty(ctx, key, { enumerable: true, configurable: true, get: () => { throw new LispError(error.kind, error.message, undefined, error.hint); } });
+      if (parts !== undefined) noteReadableParts(ctx, key, parts.map((w) => reader.read(w)));
+    } else Object.defineProperty(ctx, key, { enumerable: true, configurable: true, value: reader.read(value) });
   }
 }
 
