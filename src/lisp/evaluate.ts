@@ -28,7 +28,7 @@ import { compare, compareDescending } from "./equality.js";
 import { resolveIsolation, type Isolation, type ResolvedIsolation } from "./isolate/options.js";
 import { evaluateIsolated } from "./isolate/run.js";
 import { type HandedText, hiddenKeys, isHiddenKey, Marks, meetsHidden, type Origin, type SentBack } from "./marks.js";
-import { notePublic, sentBackSearch } from "./sent-back.js";
+import { notePublic, sentBackSearch, valueOf } from "./sent-back.js";
 import { hiddenRecords, type HiddenRecords } from "./shared-hidden.js";
 import { againOptions, defineAgain, type Entry } from "./define-again.js";
 import { RemoteFn } from "./wire.js";
@@ -316,7 +316,7 @@ function dataHost(given: EvaluateOptions["ctx"], limits: Limits, marks: Marks | 
   // one (`_card` replaced, the public `profile` holding the new card) before the next public read.
   let indexed: unknown[] = [];
   let indexedAt = 0;
-  const hiddenNow = (): unknown[] => Object.keys(ctx).filter(isHiddenKey).map((k) => hostValueOf(ctx, k));
+  const hiddenNow = (): unknown[] => Object.keys(ctx).filter(isHiddenKey).map((k) => valueOf(ctx, k));
   const renewed = (): boolean => {
     const now = hiddenNow();
     return now.length !== indexed.length || now.some((v, i) => v !== indexed[i]);
@@ -343,7 +343,7 @@ function dataHost(given: EvaluateOptions["ctx"], limits: Limits, marks: Marks | 
       if (v !== undefined) return v;
       const early = unread.get(k);
       // Converted before a tool renewed the key, it is read again (it gave the old card).
-      if (early !== undefined && early[0] === hostValueOf(ctx, k)) v = early[1];
+      if (early !== undefined && early[0] === valueOf(ctx, k)) v = early[1];
       else {
         // Read while the program runs: the conversion spends its fuel and its time.
         const budget = runBudget(current, current.deadline, () => readTimeout(k, current.limits.timeoutMs));
@@ -368,16 +368,6 @@ function dataHost(given: EvaluateOptions["ctx"], limits: Limits, marks: Marks | 
   };
   return host;
 }
-
-/** A context key's value as the host holds it; one whose getter throws, a value no other equals. */
-function hostValueOf(ctx: Readonly<Record<string, unknown>>, k: string): unknown {
-  try {
-    return contextValue(ctx, k);
-  } catch {
-    return UNREADABLE;
-  }
-}
-const UNREADABLE = Symbol("unreadable");
 
 /** Turns (tool/x), (tool/x {:a 1}), (tool/x :a 1 :b 2) and (tool/x "q" 5) into one argument map. */
 function toolArgs(name: string, args: Value, spec: ToolSpec, budget: Budget): Record<string, unknown> {

@@ -239,7 +239,8 @@ function keySearch(from: Context, at: number, k: string): KeySearch {
 }
 
 /** A key's value as the host holds it; unreadable, none (a read by the program reports why). */
-function valueOf(ctx: Context, k: string): unknown {
+/** A context key's value as the host holds it; undefined where its getter throws. */
+export function valueOf(ctx: Context, k: string): unknown {
   try {
     return contextValue(ctx, k);
   } catch {

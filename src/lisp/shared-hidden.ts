@@ -8,7 +8,7 @@ import { equals, hashValue } from "./equality.js";
 import { isHiddenKey } from "./hidden-names.js";
 import { contextValue } from "./interop.js";
 import { ECHO_MIN, hostLeaves, sameTexts } from "./marks.js";
-import { Keyword, LFloat, isMap, isSet, type LMap, type LSet, type Value } from "./values.js";
+import { isColl, Keyword, LFloat, isMap, type LMap, type LSet, type Value } from "./values.js";
 import { Vec } from "./vector.js";
 
 /** Parts of one hidden context value walked for its records, as its texts are (marks.ts HIDDEN_TEXT_PARTS). */
@@ -26,10 +26,6 @@ function leafOf(x: Value): unknown {
 
 function childrenOf(c: Coll): Iterable<Value> {
   return isMap(c) ? c.values() : (c as Iterable<Value>);
-}
-
-function isCollection(x: Value): x is Coll {
-  return x instanceof Vec || isMap(x) || isSet(x);
 }
 
 /**
@@ -63,7 +59,7 @@ function keyRecords(roots: readonly Value[]): KeyRecords {
   const leaves = new Set<unknown>();
   let left = INDEXED_PARTS;
   const walk = (x: Value, depth: number): void => {
-    if (--left < 0 || !isCollection(x) || depth > 64) return;
+    if (--left < 0 || !isColl(x) || depth > 64) return;
     let telling = 0;
     for (const y of childrenOf(x)) {
       const leaf = leafOf(y);
@@ -133,7 +129,7 @@ export class HiddenRecords {
     const found: Array<[Coll, string]> = [];
     if (this.isEmpty) return found;
     const walk = (x: Value, depth: number): void => {
-      if (!isCollection(x) || depth > 64) return;
+      if (!isColl(x) || depth > 64) return;
       const key = this.keyOf(x);
       if (key !== undefined) found.push([x, key]);
       else for (const y of childrenOf(x)) walk(y, depth + 1);

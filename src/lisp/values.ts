@@ -191,7 +191,7 @@ export function mkFloat(n: number): number | LFloat {
 
 export const isMap = (x: unknown): x is LMap => x instanceof IMap;
 export const isSet = (x: unknown): x is LSet => x instanceof ISet;
-export const isColl = (x: unknown): boolean => x instanceof Vec || x instanceof IMap || x instanceof ISet;
+export const isColl = (x: unknown): x is Vec<Value> | LMap | LSet => x instanceof Vec || x instanceof IMap || x instanceof ISet;
 
 export function truthy(x: Value): boolean {
   return x !== null && x !== false;
