@@ -1617,13 +1617,13 @@ export function hiddenTexts(v: unknown): string[] {
 export const sameTexts = (a: readonly string[], b: readonly string[]): boolean => a.length === b.length && a.every((t, i) => t === b[i]);
 
 /**
- * Every text, number and key of host data, of any length, within HIDDEN_TEXT_PARTS parts: what a
- * hidden value is compared by when the host may have replaced it, or changed it in place.
+ * Every text, number and key of host data, of any length, within `parts` parts: what a hidden
+ * value is compared by when the host may have replaced it, or changed it in place.
  */
-export function hostLeaves(v: unknown): string[] {
+export function hostLeaves(v: unknown, parts = HIDDEN_TEXT_PARTS): string[] {
   const out: string[] = [];
   try {
-    eachHostPart(v, HIDDEN_TEXT_PARTS, (x, key) => out.push(`${key ? "key" : typeof x}:${String(x)}`));
+    eachHostPart(v, parts, (x, key) => out.push(`${key ? "key" : typeof x}:${String(x)}`));
   } catch {
     // What was read before the part that could not be is compared.
   }
@@ -1647,22 +1647,31 @@ export function eachHostPart(v: unknown, parts: number, visit: (x: string | numb
       // The worker's copy of the context holds the program's values: their entries, not their fields.
       if (isMap(x)) {
         for (const [k, y] of x) {
+          if (left < 0) return;
           if (k instanceof Keyword) visit(k.name, true);
           else walk(k, depth + 1);
           walk(y, depth + 1);
         }
       } else if (x instanceof Vec || isSet(x)) {
-        for (const y of x as Iterable<unknown>) walk(y, depth + 1);
+        for (const y of x as Iterable<unknown>) {
+          if (left < 0) return;
+          walk(y, depth + 1);
+        }
       } else if (x instanceof Map) {
         for (const [k, y] of x as Map<unknown, unknown>) {
+          if (left < 0) return;
           if (typeof k === "string") visit(k, true);
           else walk(k, depth + 1);
           walk(y, depth + 1);
         }
       } else if (Array.isArray(x) || x instanceof Set) {
-        for (const y of x as Iterable<unknown>) walk(y, depth + 1);
+        for (const y of x as Iterable<unknown>) {
+          if (left < 0) return;
+          walk(y, depth + 1);
+        }
       } else {
         for (const k of Object.keys(x)) {
+          if (left < 0) return;
           visit(k, true);
           walk((x as Record<string, unknown>)[k], depth + 1);
         }
