@@ -27,8 +27,8 @@ import { sortOrder } from "./core/sorted.js";
 import { compare, compareDescending } from "./equality.js";
 import { resolveIsolation, type Isolation, type ResolvedIsolation } from "./isolate/options.js";
 import { evaluateIsolated } from "./isolate/run.js";
-import { type HandedText, hiddenKeys, isHiddenKey, Marks, meetsHidden, type Origin, type SentBack } from "./marks.js";
-import { notePublic, sentBackSearch, valueOf } from "./sent-back.js";
+import { type HandedText, hiddenKeys, isHiddenKey, Marks, meetsHidden, type Origin, sameTexts, type SentBack } from "./marks.js";
+import { firstLeaves, notePublic, sentBackSearch, valueOf } from "./sent-back.js";
 import { hiddenRecords, type HiddenRecords } from "./shared-hidden.js";
 import { againOptions, defineAgain, type Entry } from "./define-again.js";
 import { RemoteFn } from "./wire.js";
@@ -312,19 +312,27 @@ function dataHost(given: EvaluateOptions["ctx"], limits: Limits, marks: Marks | 
   const unread = new Map<string, readonly [from: unknown, v: Value]>();
   let recordsRead: HiddenRecords | undefined;
   let firstRecords: HiddenRecords | undefined;
-  // The hidden keys' host values when indexed, and the tool calls made by then: a tool may renew
-  // one (`_card` replaced, the public `profile` holding the new card) before the next public read.
+  // The hidden keys' host values when indexed, with their first leaves, and the tool calls made by
+  // then: a tool may renew one (`_card` replaced, the public `profile` holding the new card) before
+  // the next public read, or edit it in place (`card.cvv = "999"`).
   let indexed: unknown[] = [];
+  let indexedLeaves: Array<readonly string[]> = [];
   let indexedAt = 0;
   const hiddenNow = (): unknown[] => Object.keys(ctx).filter(isHiddenKey).map((k) => valueOf(ctx, k));
   const renewed = (): boolean => {
     const now = hiddenNow();
-    return now.length !== indexed.length || now.some((v, i) => v !== indexed[i]);
+    return now.length !== indexed.length || now.some((v, i) => v !== indexed[i] || !sameTexts(firstLeaves(v), indexedLeaves[i]));
   };
   const records = (): HiddenRecords => {
-    if (recordsRead !== undefined && (current.toolCalls === indexedAt || !renewed())) return recordsRead;
+    if (recordsRead !== undefined && current.toolCalls === indexedAt) return recordsRead;
+    const calls = current.toolCalls;
+    if (recordsRead !== undefined && !renewed()) {
+      indexedAt = calls;
+      return recordsRead;
+    }
     indexed = hiddenNow();
-    indexedAt = current.toolCalls;
+    indexedLeaves = indexed.map(firstLeaves);
+    indexedAt = calls;
     const now = hiddenRecords(ctx, (k, from) => {
       const v = toLisp(from, limits.maxNestingDepth, 0, `data/${k}`, new Budget(limits));
       unread.set(k, [from, v]);

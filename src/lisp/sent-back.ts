@@ -151,6 +151,17 @@ export function sentBackSearch(ctx: Context, limits: Limits, marks: () => Marks,
  */
 const RENEWED_TEXTS = 256;
 
+/**
+ * The parts of a hidden key compared after each tool call for an edit in place of its short texts
+ * (`card.cvv = "999"`, no text of ECHO_MIN+ changed), by the worker's host and the search here at
+ * each answer and by the records in process (evaluate's dataHost) at the next public read: a key
+ * of many numbers may hold few texts, and all its parts are too many to walk after every call.
+ */
+const RENEWED_PARTS = 2_048;
+
+/** A hidden value's first leaves, which an edit in place of its short texts changes (RENEWED_PARTS). */
+export const firstLeaves = (v: unknown): readonly string[] => hostLeaves(v, RENEWED_PARTS);
+
 const NO_KEYS: readonly string[] = [];
 
 /**
@@ -164,22 +175,30 @@ export function renewedKeys(ctx: Context, held: Map<string, readonly string[]> =
   let n = 0;
   for (const texts of held.values()) n += texts.length;
   if (held.size === 0 || n > RENEWED_TEXTS) return undefined;
-  // Each key's value as last read: one replaced by a value of other short texts only (a card of
-  // cvv "999" for one of "737", no text of ECHO_MIN+ in either) is renewed too, for the worker's
-  // copy that the program reads and finds the records of hidden context by.
+  // Each key's value as last read, and its first leaves: one replaced by a value of other short
+  // texts only (a card of cvv "999" for one of "737", no text of ECHO_MIN+ in either), or changed
+  // so in place, is renewed too, for the worker's copy that the program reads and finds the records
+  // of hidden context by.
   const values = new Map<string, unknown>();
-  for (const k of held.keys()) values.set(k, valueOf(ctx, k));
+  const leaves = new Map<string, readonly string[]>();
+  for (const k of held.keys()) {
+    const v = valueOf(ctx, k);
+    values.set(k, v);
+    leaves.set(k, firstLeaves(v));
+  }
   return () => {
     let changed: string[] | undefined;
     for (const k of Object.keys(ctx)) {
       if (!isHiddenKey(k)) continue;
       const v = valueOf(ctx, k);
       const texts = textsOf(v);
+      const first = firstLeaves(v);
       const before = held.get(k);
       const was = values.get(k);
-      if (before !== undefined && sameTexts(before, texts) && (v === was || sameTexts(hostLeaves(v), hostLeaves(was)))) continue;
+      if (before !== undefined && sameTexts(before, texts) && sameTexts(first, leaves.get(k) ?? NO_KEYS) && (v === was || sameTexts(hostLeaves(v), hostLeaves(was)))) continue;
       held.set(k, texts);
       values.set(k, v);
+      leaves.set(k, first);
       (changed ??= []).push(k);
     }
     return changed ?? NO_KEYS;

@@ -933,6 +933,23 @@ describe("public context beside hidden context", () => {
       expect(showStandIns(r.prints.join("\n"))).toBe(shown);
     });
 
+    // A tool edits the hidden card in place (`card.cvv = "999"`, the same object): no host value was
+    // replaced, and the records indexed at the first public read, or the worker's copy made at the
+    // start, printed the copy of the new card that `friend` holds, "999" and all.
+    const EDITED: ReadonlyArray<readonly [isolation: "none" | "worker", program: string]> = (["none", "worker"] as const).flatMap((isolation) => [
+      [isolation, "(println data/other) (tool/refresh) (println (:card data/friend))"],
+      [isolation, "(tool/refresh) (println (:card data/friend))"],
+      [isolation, "(println data/other) (tool/refresh) (println (:card data/profile))"],
+    ] as const);
+    it.each(EDITED)("a hidden record a tool edits in place (isolation %s): %s", async (isolation, program) => {
+      const mine = { ...card };
+      const ctx: Record<string, unknown> = { _card: mine, other: 1, profile: { card: mine }, friend: { card: { cvv: "999", last4: "1111", exp: "04/31" } } };
+      const refresh = { run: () => void Object.assign(mine, { cvv: "999", last4: "1111", exp: "04/31" }) };
+      const r = await evaluate(program, { ctx, isolation, tools: { refresh } });
+      expect(r.ok, r.ok ? "" : r.error.message).toBe(true);
+      expect(showStandIns(r.prints.at(-1) ?? "")).toBe("{:cvv <hidden string from data/_card :cvv> :last4 <hidden string from data/_card :last4> :exp <hidden string from data/_card :exp>}");
+    });
+
     // A host's client that returns the `_card` object in its answer, as public context holding it.
     // So does one of the caller's hidden context, in a nested run sharing the caller's host tools.
     it.each([
