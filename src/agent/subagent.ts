@@ -112,8 +112,9 @@ function asTool<O extends z.ZodType | undefined>(agent: Agent<O>, given: AsToolO
     scope.addNested(ctx.name, running);
     const step = await running;
     // A failure's message shows hidden values as stand-ins already (loop.ts, failed); an answer
-    // the nested run computed from hidden arguments is hidden from the caller's model too.
-    if (step.ok && hidden.length > 0 && hiddenOutcome(step.trace) !== undefined) ctx.hideResult();
+    // the nested run computed from hidden context is hidden from the caller's model too: from
+    // hidden arguments, or, given none, from the caller's own that a tool it shares quoted.
+    if (step.ok && hiddenOutcome(step.trace) !== undefined) ctx.hideResult();
     return outcome(step);
   };
   // The output type is only known as a schema here, so the run returns unknown.

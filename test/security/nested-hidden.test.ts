@@ -125,6 +125,26 @@ describe("a nested agent given hidden context", () => {
     }
   });
 
+  // Given no hidden argument, the nested run's answer was shown to the caller's model even when
+  // computed from such a quote: a piece of the token (6 characters, too short for the caller's
+  // search of the result) or the token without its dashes printed as they were.
+  it.each([
+    ["a piece of it", "(subs (:auth r) 7 13)"],
+    ["it without its separators", '(clojure.string/replace (:auth r) "-" "")'],
+  ])("hides its answer computed from its caller's hidden context, which it was not given: %s", async (_what, answer) => {
+    const lookup = tool({ description: "Looks a user up.", input: z.object({ user: z.string() }), run: () => ({ auth: `Bearer ${TOKEN}` }) });
+    const child = SubAgent.create({ prompt: "Look {{user}} up.", tools: { lookup }, maxTurns: 1 });
+    const helper = SubAgent.asTool(child, { description: "Looks users up." });
+    const parent = SubAgent.create({ prompt: "Check my token.", tools: { helper }, maxTurns: 2 });
+    for (const isolation of ["worker", "none"] as const) {
+      const llm = scriptedLlm([code('(println (tool/helper {:user "ann"}))'), code(`(def r (tool/lookup {:user data/user}))\n(return ${answer})`), code("(return :done)")]);
+      const step = await SubAgent.run(parent, { llm, context: { _creds: { token: TOKEN } }, isolation });
+      expect(step.ok ? step.value : step.fail).toBe("done");
+      expect(step.trace.turns[0].prints).toEqual(["<hidden string derived from hidden context>"]);
+      for (const text of [JSON.stringify(llm.requests.map((r) => r.messages)), runToJson(step)]) expect(leaks(text, fragments([TOKEN])), text).toEqual([]);
+    }
+  });
+
   it("refuses an input with both key and _key, where a hidden key's value would be overwritten", () => {
     const child = SubAgent.create({ prompt: "Check the token {{token}}.", maxTurns: 1 });
     for (const input of [z.object({ token: z.unknown(), _token: z.unknown() }), z.object({ _token: z.unknown(), token: z.unknown() })]) {
