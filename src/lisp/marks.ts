@@ -383,6 +383,19 @@ export class QuoteIndex<T = string> {
     return undefined;
   }
 
+  /** The tag of the longest hidden text that goes on past `text` (of `head`+ characters, folded as indexed): `text` is its start, cut short. */
+  startOf(text: string): T | undefined {
+    const b = this.heads.get(text.slice(0, this.head));
+    // A character no folded text holds: any that follows the start will do.
+    return b === undefined ? undefined : cutAt(b, text, STAND_IN_OPEN)?.[1];
+  }
+
+  /** The tag of a hidden text that `text` (of `head`+ characters) is the end of, indexed reversed (`add`'s, or the caller's own reversed forms). */
+  endOf(text: string): T | undefined {
+    const b = this.heads.get(reversed(text.slice(-this.head)));
+    return b === undefined ? undefined : cutAt(b, reversed(text), STAND_IN_OPEN)?.[1];
+  }
+
   /**
    * The hidden value quoted at `i`: its tag, where the quote ends (past its `…` or `...` when cut
    * short) and how much of it is kept. Of the texts quoted there, whole or cut short, the longest
@@ -1294,7 +1307,10 @@ export class Marks {
       const o = given.get(low) ?? (q === undefined ? undefined : this.prims.get(q));
       if (o !== undefined || compacts === null) return o;
       const c = compactText(text);
-      const found = c.length >= ECHO_MIN ? compacts.quote(c) : undefined;
+      // Or the start or end of one, cut with no ellipsis (a key's prefix as an API lists keys, a
+      // column that truncates it, its last characters): the whole text is ECHO_MIN+ of its letters
+      // and digits. The forms are indexed reversed too, so an end is a reversed form's start.
+      const found = c.length >= ECHO_MIN ? (compacts.quote(c) ?? compacts.startOf(c) ?? compacts.endOf(c)) : undefined;
       return found ?? encodedIn(text, compacts);
     };
     eachPart(result, (x) => {
