@@ -137,9 +137,13 @@ export function holdsStandInIn(x: unknown, depth = 0): boolean {
   return false;
 }
 
-/** The keys of a tool's arguments, as shown, whose values hold a stand-in, in a string or a key: the ones that carry hidden context. */
-export function hiddenKeys(shown: Record<string, unknown>): string[] {
-  return Object.keys(shown).filter((k) => holdsStandInIn(shown[k]));
+/**
+ * The keys of a tool's arguments (`args`, as the tool gets them) that carry hidden context: whose
+ * values, as shown, hold a stand-in, in a string or a key, and those that are hidden themselves,
+ * which the shown arguments hold as stand-ins instead (a key the program made of a token).
+ */
+export function hiddenKeys(args: Record<string, unknown>, shown: Record<string, unknown>): string[] {
+  return Object.keys(args).filter((k) => !Object.hasOwn(shown, k) || holdsStandInIn(shown[k]));
 }
 
 /** Builtins that pick an element out of a collection: the element keeps its own mark, not its siblings'. */
