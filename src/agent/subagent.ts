@@ -3,7 +3,7 @@
 import { z } from "zod";
 import { hiddenName, hidePlaceholders, placeholders } from "./prompt/task.js";
 import { quotedKey, tooLongToName } from "./prompt/context.js";
-import { isSymbolName } from "../lisp/index.js";
+import { isFieldName, isSymbolName } from "../lisp/index.js";
 import { create, isAgent } from "./definition.js";
 import { kindOf } from "../llm/args.js";
 import { AgentDefinitionError } from "./errors.js";
@@ -100,11 +100,16 @@ function asTool<O extends z.ZodType | undefined>(agent: Agent<O>, given: AsToolO
     const scope = ctx.scope;
     const maxDepth = scope.options.maxDepth ?? DEFAULTS.maxDepth;
     if (scope.depth + 1 > maxDepth) throw new Error(`max_depth_exceeded: agents may nest at most ${maxDepth} levels deep`);
+    // Arguments that hold the caller's hidden context stay hidden from the nested agent's model:
+    // they become hidden context keys (`_key`), and the mission names them as data/_key. One that
+    // an input taking other keys passes on keyed by hidden context itself (a key made of a token)
+    // is refused: as `_<token>` its key would be named wherever a stand-in for its value is.
+    const hidden = ctx.hidden;
+    if (hidden.some((k) => Object.hasOwn(args, k) && !keys.includes(k) && !isFieldName(k))) {
+      throw new Error("an argument beyond the input's own keys is keyed by hidden context; pass its value under a key of the input");
+    }
     const refused = scope.admitNested();
     if (refused !== undefined) throw new Error(refused);
-    // Arguments that hold the caller's hidden context stay hidden from the nested agent's model:
-    // they become hidden context keys (`_key`), and the mission names them as data/_key.
-    const hidden = ctx.hidden;
     const nested = hidden.length === 0 ? agent : Object.freeze({ ...agent, prompt: hidePlaceholders(agent.prompt, hidden) });
     const context = hidden.length === 0 ? args : Object.fromEntries(Object.entries(args).map(([k, v]) => [hidden.includes(k) ? hiddenName(k) : k, v]));
     // Recorded as it starts: a caller whose program an abort stops still keeps the nested trace.
@@ -112,8 +117,9 @@ function asTool<O extends z.ZodType | undefined>(agent: Agent<O>, given: AsToolO
     scope.addNested(ctx.name, running);
     const step = await running;
     // A failure's message shows hidden values as stand-ins already (loop.ts, failed); an answer
-    // the nested run computed from hidden arguments is hidden from the caller's model too.
-    if (step.ok && hidden.length > 0 && hiddenOutcome(step.trace) !== undefined) ctx.hideResult();
+    // the nested run computed from hidden context is hidden from the caller's model too: from
+    // hidden arguments, or, given none, from the caller's own that a tool it shares quoted.
+    if (step.ok && hiddenOutcome(step.trace) !== undefined) ctx.hideResult();
     return outcome(step);
   };
   // The output type is only known as a schema here, so the run returns unknown.

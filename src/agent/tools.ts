@@ -28,8 +28,8 @@ export interface ToolRunContext {
   readonly scope: RunScope;
   /**
    * The argument keys whose values hold hidden context (they came from `_` context keys, or were
-   * computed from them): a tool that hands its arguments to a model, as a nested agent does,
-   * keeps these from it.
+   * computed from them), or that are hidden context themselves (a key made of a token): a tool
+   * that hands its arguments to a model, as a nested agent does, keeps these from it.
    */
   readonly hidden: readonly string[];
   /** Says the result is computed from the hidden arguments (a nested agent's answer): the caller then hides it as derived from them. */

@@ -40,7 +40,7 @@ export type ToolFn = (args: Record<string, unknown>, signal: AbortSignal, call?:
 
 /** What a tool is told of its call beyond the arguments. */
 export interface ToolCallInfo {
-  /** The argument keys whose values hold hidden context (shown to models as stand-ins), in order. */
+  /** The argument keys whose values hold hidden context (shown to models as stand-ins), or that are hidden themselves, in order. */
   readonly hidden: readonly string[];
   /**
    * Called by a tool whose result is computed from its hidden arguments (a nested agent's
@@ -678,7 +678,7 @@ export async function evaluateWith(source: string, options: EvaluateOptions, sin
         const back = data?.sentBack(undefined, text);
         return marks === null ? text : marks.hideBareIn(marks.hideEchoes(args, marks.hideText(text, true), back), hostArgs);
       };
-      const call: ToolCallInfo = { hidden: shown === hostArgs ? [] : hiddenKeys(shown), hideResult: (parts) => void (resultHidden = parts === undefined ? true : new Set(parts)), ranWith: (given) => ranWith(record, given, shownText), size: record.size, ...(report.answering === undefined ? {} : { answering: report.answering }) };
+      const call: ToolCallInfo = { hidden: shown === hostArgs ? [] : hiddenKeys(hostArgs, shown), hideResult: (parts) => void (resultHidden = parts === undefined ? true : new Set(parts)), ranWith: (given) => ranWith(record, given, shownText), size: record.size, ...(report.answering === undefined ? {} : { answering: report.answering }) };
       return settle(spec, hostArgs, call, halting(), spec.timeoutMs ?? options.toolTimeoutMs)
         .then((answer) => convertResult(state, answer.value, name, record))
         .then(

@@ -29,6 +29,7 @@ export { cutPoint, shownName, tailPoint, wellFormed } from "./cuts.js";
 export { ABORTED, isAbortSignal, unlessAborted } from "./abort.js";
 export { read, isSymbolName } from "./reader.js";
 export { freeNames } from "./reads.js";
+export { isFieldName } from "./hidden-names.js";
 export { formText, type Form } from "./forms.js";
 export { keywordText, printSample, prStr, quoteString } from "./printer.js";
 export { eachHostPart, holdsStandIn, holdsStandInIn, isHiddenKey, Marks, readableStandIns, showStandIns, showStandInsIn, standInType, type HandedText, type Origin } from "./marks.js";

@@ -137,9 +137,13 @@ export function holdsStandInIn(x: unknown, depth = 0): boolean {
   return false;
 }
 
-/** The keys of a tool's arguments, as shown, whose values hold a stand-in, in a string or a key: the ones that carry hidden context. */
-export function hiddenKeys(shown: Record<string, unknown>): string[] {
-  return Object.keys(shown).filter((k) => holdsStandInIn(shown[k]));
+/**
+ * The keys of a tool's arguments (`args`, as the tool gets them) that carry hidden context: whose
+ * values, as shown, hold a stand-in, in a string or a key, and those that are hidden themselves,
+ * which the shown arguments hold as stand-ins instead (a key the program made of a token).
+ */
+export function hiddenKeys(args: Record<string, unknown>, shown: Record<string, unknown>): string[] {
+  return Object.keys(args).filter((k) => !Object.hasOwn(shown, k) || holdsStandInIn(shown[k]));
 }
 
 /** Builtins that pick an element out of a collection: the element keeps its own mark, not its siblings'. */
@@ -381,6 +385,19 @@ export class QuoteIndex<T = string> {
       if (hit !== null) return hit.shown;
     }
     return undefined;
+  }
+
+  /** The tag of the longest hidden text that goes on past `text` (of `head`+ characters, folded as indexed): `text` is its start, cut short. */
+  startOf(text: string): T | undefined {
+    const b = this.heads.get(text.slice(0, this.head));
+    // A character no folded text holds: any that follows the start will do.
+    return b === undefined ? undefined : cutAt(b, text, STAND_IN_OPEN)?.[1];
+  }
+
+  /** The tag of a hidden text that `text` (of `head`+ characters) is the end of, indexed reversed (`add`'s, or the caller's own reversed forms). */
+  endOf(text: string): T | undefined {
+    const b = this.heads.get(reversed(text.slice(-this.head)));
+    return b === undefined ? undefined : cutAt(b, reversed(text), STAND_IN_OPEN)?.[1];
   }
 
   /**
@@ -1294,7 +1311,10 @@ export class Marks {
       const o = given.get(low) ?? (q === undefined ? undefined : this.prims.get(q));
       if (o !== undefined || compacts === null) return o;
       const c = compactText(text);
-      const found = c.length >= ECHO_MIN ? compacts.quote(c) : undefined;
+      // Or the start or end of one, cut with no ellipsis (a key's prefix as an API lists keys, a
+      // column that truncates it, its last characters): the whole text is ECHO_MIN+ of its letters
+      // and digits. The forms are indexed reversed too, so an end is a reversed form's start.
+      const found = c.length >= ECHO_MIN ? (compacts.quote(c) ?? compacts.startOf(c) ?? compacts.endOf(c)) : undefined;
       return found ?? encodedIn(text, compacts);
     };
     eachPart(result, (x) => {

@@ -291,6 +291,28 @@ describe("a tool that sends a hidden argument back rewritten does not show it", 
     }
   });
 
+  // A result that is the start or the end of a hidden argument with no ellipsis (a key's prefix,
+  // as APIs list keys; a column that truncates it; its last characters; its letters and digits;
+  // reversed): before, only the whole value or a cut ending in … or ... was found in a result, so
+  // these showed 9-17 of its characters.
+  const RESULT_PIECES: Record<string, (t: string) => unknown> = {
+    prefix: (t) => ({ prefix: t.slice(0, 12) }),
+    truncated: (t) => ({ token: t.slice(0, 17) }),
+    suffix: (t) => ({ tail: t.slice(-9).toLowerCase() }),
+    compact: (t) => ({ id: t.replace(/-/g, "").slice(0, 10) }),
+    reversed: (t) => ({ check: [...t].reverse().join("").slice(0, 11) }),
+    key: (t) => ({ [t.slice(0, 9)]: "valid" }),
+  };
+  it.each(Object.keys(RESULT_PIECES))("a tool's result that is a piece of a hidden argument (%s) shows a stand-in for it", async (name) => {
+    const piece = { [name]: tool({ description: "Checks a token.", input: z.object({ token: z.string() }), run: ({ token }) => RESULT_PIECES[name](token) }) };
+    for (const isolation of ["none", "worker"] as const) {
+      const seen = await run([`(println (tool/${name} {:token (:token data/_creds)}))`, "(return :done)"], { tools: piece, compressHistory: false, isolation });
+      expect(seen.prompts).toMatch(/Output:\n\{.*<hidden (string|keyword) derived from data\/_creds>.*\}/);
+      expectClean(seen.prompts, `prompts (${isolation})`);
+      expectClean(seen.host.replace(/"source":"[^"]*"/g, ""), `host (${isolation})`);
+    }
+  });
+
   it("a tool's message keeps its words that share no piece with a hidden argument", async () => {
     const own = { own: tool({ description: "Checks a token.", input: z.object({ token: z.string() }), run: ({ token }) => { throw new Error(`token rejected: ends ${token.slice(-4)}`); } }) };
     const seen = await run(["(tool/own {:token (:token data/_creds)})", "(return :done)"], { tools: own, compressHistory: false });

@@ -77,6 +77,33 @@ describe("a nested agent given hidden context", () => {
     }
   });
 
+  // An input that takes keys beyond its own passed an argument keyed by hidden context under that
+  // key, public: the nested task listed `data/K7Z2Q9-B3M8X4-W5R2 ; integer, sample: 1`, so its
+  // model, and the caller's trace holding its run, had the token (ctx.hidden named arguments by
+  // their shown keys, which for a hidden key is a stand-in no argument has). Passed as a hidden key
+  // it would be named wherever a stand-in for its value shows (`data/_K7Z2Q9-...`): refused. One
+  // keyed by a field name is passed as `_key`.
+  it.each([
+    ["a loose object", z.looseObject({ q: z.string() })],
+    ["a catchall", z.object({ q: z.string() }).catchall(z.unknown())],
+  ])("refuses an argument keyed by hidden context, and passes one named as a field hidden (%s)", async (_what, input) => {
+    const child = SubAgent.create({ prompt: "Check {{q}}.", maxTurns: 1 });
+    const helper = SubAgent.asTool(child, { description: "Checks.", input });
+    const parent = SubAgent.create({ prompt: "Check my token.", tools: { helper }, maxTurns: 2 });
+    for (const isolation of ["worker", "none"] as const) {
+      for (const arg of ["(keyword (:token data/_creds))", "(subs (:token data/_creds) 0 9)"]) {
+        const llm = scriptedLlm([code(`(println (try (tool/helper {:q "acme" ${arg} 1}) (catch e (ex-message e))))`), code("(return :done)")]);
+        const step = await SubAgent.run(parent, { llm, context: { _creds: { token: TOKEN } }, isolation });
+        expect(step.ok ? step.value : step.fail).toBe("done");
+        expect(step.trace.turns[0].prints).toEqual(["tool/helper failed: an argument beyond the input's own keys is keyed by hidden context; pass its value under a key of the input"]);
+        for (const text of [JSON.stringify(llm.requests.map((r) => r.messages)), runToJson(step)]) expect(leaks(text, fragments([TOKEN])), text).toEqual([]);
+      }
+      const llm = scriptedLlm([code('(println (tool/helper {:q "acme" :extra (:token data/_creds)}))'), code("(return (count data/_extra))"), code("(return :done)")]);
+      const step = await SubAgent.run(parent, { llm, context: { _creds: { token: TOKEN } }, isolation });
+      expect(step.trace.turns[0].prints).toEqual(["18"]);
+    }
+  });
+
   it("shows an answer that holds nothing hidden, though it was given a hidden value", async () => {
     const child = SubAgent.create({ prompt: "Check the token {{token}}.", maxTurns: 1 });
     const checker = SubAgent.asTool(child, { description: "Checks a token." });
@@ -122,6 +149,26 @@ describe("a nested agent given hidden context", () => {
       const fed = llm.requests[2].messages.map((m) => m.content).join("\n");
       expect(fed).toContain("<hidden string");
       for (const text of [JSON.stringify(llm.requests.map((r) => r.messages)), runToJson(step), JSON.stringify(events)]) expect(leaks(text, fragments([TOKEN])), text).toEqual([]);
+    }
+  });
+
+  // Given no hidden argument, the nested run's answer was shown to the caller's model even when
+  // computed from such a quote: a piece of the token (6 characters, too short for the caller's
+  // search of the result) or the token without its dashes printed as they were.
+  it.each([
+    ["a piece of it", "(subs (:auth r) 7 13)"],
+    ["it without its separators", '(clojure.string/replace (:auth r) "-" "")'],
+  ])("hides its answer computed from its caller's hidden context, which it was not given: %s", async (_what, answer) => {
+    const lookup = tool({ description: "Looks a user up.", input: z.object({ user: z.string() }), run: () => ({ auth: `Bearer ${TOKEN}` }) });
+    const child = SubAgent.create({ prompt: "Look {{user}} up.", tools: { lookup }, maxTurns: 1 });
+    const helper = SubAgent.asTool(child, { description: "Looks users up." });
+    const parent = SubAgent.create({ prompt: "Check my token.", tools: { helper }, maxTurns: 2 });
+    for (const isolation of ["worker", "none"] as const) {
+      const llm = scriptedLlm([code('(println (tool/helper {:user "ann"}))'), code(`(def r (tool/lookup {:user data/user}))\n(return ${answer})`), code("(return :done)")]);
+      const step = await SubAgent.run(parent, { llm, context: { _creds: { token: TOKEN } }, isolation });
+      expect(step.ok ? step.value : step.fail).toBe("done");
+      expect(step.trace.turns[0].prints).toEqual(["<hidden string derived from hidden context>"]);
+      for (const text of [JSON.stringify(llm.requests.map((r) => r.messages)), runToJson(step)]) expect(leaks(text, fragments([TOKEN])), text).toEqual([]);
     }
   });
 

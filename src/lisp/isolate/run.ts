@@ -224,7 +224,7 @@ export async function evaluateIsolated(source: string, options: EvaluateOptions,
           const report = reporter(record, spec, onToolCall);
           const t0 = performance.now();
           let resultHidden: boolean | readonly string[] = false;
-          const info = { hidden: m.shown === undefined ? [] : hiddenKeys(m.shown), hideResult: (parts?: readonly string[]) => void (resultHidden = parts ?? true), ranWith: (given: Record<string, unknown>) => ranWith(record, given, (text) => shownError(text, m.args, m.shown)), ...(m.size === undefined ? {} : { size: m.size }), ...(report.answering === undefined ? {} : { answering: report.answering }) };
+          const info = { hidden: m.shown === undefined ? [] : hiddenKeys(m.args, m.shown), hideResult: (parts?: readonly string[]) => void (resultHidden = parts ?? true), ranWith: (given: Record<string, unknown>) => ranWith(record, given, (text) => shownError(text, m.args, m.shown)), ...(m.size === undefined ? {} : { size: m.size }), ...(report.answering === undefined ? {} : { answering: report.answering }) };
           Promise.resolve()
             .then(() => boxed(spec.run(m.args, ac.signal, info)))
             .then(
