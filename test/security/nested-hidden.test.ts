@@ -104,6 +104,21 @@ describe("a nested agent given hidden context", () => {
     }
   });
 
+  // A placeholder with a path into an argument that becomes hidden ({{info.token}}, `info` holding
+  // the caller's token) was left as it was, and the nested run failed: invalid_input, the context
+  // has no key "info.token". It names the read of the hidden key instead.
+  it("names a dotted placeholder into a hidden argument as its read", async () => {
+    const child = SubAgent.create({ prompt: "Check the token {{info.token}} for {{info.user}}.", maxTurns: 1 });
+    const checker = SubAgent.asTool(child, { description: "Checks a token.", input: z.object({ info: z.object({ token: z.string(), user: z.string() }) }) });
+    const llm = scriptedLlm([code('(println (tool/checker {:info {:token (:token data/_creds) :user "ann"}}))'), code("(return (count (get-in data/_info [:token])))"), code("(return :done)")]);
+    const parent = SubAgent.create({ prompt: "Check my token.", tools: { checker }, maxTurns: 2 });
+    const step = await SubAgent.run(parent, { llm, context: { _creds: { token: TOKEN } } });
+    expect(step.ok ? step.value : step.fail).toBe("done");
+    expect(llm.requests[1].messages.map((m) => m.content).join("\n")).toContain("Check the token (get-in data/_info [:token]) for (get-in data/_info [:user]).");
+    expect(step.trace.turns[0].prints).toEqual(["18"]);
+    expect(leaks(JSON.stringify(llm.requests.map((r) => r.messages)), fragments([TOKEN]))).toEqual([]);
+  });
+
   it("shows an answer that holds nothing hidden, though it was given a hidden value", async () => {
     const child = SubAgent.create({ prompt: "Check the token {{token}}.", maxTurns: 1 });
     const checker = SubAgent.asTool(child, { description: "Checks a token." });

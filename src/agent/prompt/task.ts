@@ -17,10 +17,15 @@ export function placeholders(prompt: string): string[] {
 
 /**
  * The mission with each {{key}} of `keys` (values that must stay hidden) written as the hidden
- * context key the program reads it from, `data/_key`.
+ * context key the program reads it from, `data/_key`, and a dotted path into one ({{info.token}})
+ * as the read of it, `(get-in data/_info [:token])`: left as it was, the run found no key spelled so.
  */
 export function hidePlaceholders(prompt: string, keys: readonly string[]): string {
-  return prompt.replace(PLACEHOLDER, (m, key: string) => (keys.includes(key) ? `data/${hiddenName(key)}` : m));
+  return prompt.replace(PLACEHOLDER, (m, key: string) => {
+    if (keys.includes(key)) return `data/${hiddenName(key)}`;
+    const dot = key.indexOf(".");
+    return dot > 0 && keys.includes(key.slice(0, dot)) ? readingOf(hiddenName(key.slice(0, dot)) + key.slice(dot), {}) : m;
+  });
 }
 
 /** The context key a value that must stay hidden is passed under: `_key`. */
