@@ -99,7 +99,7 @@ function totals(sets: readonly SetResult[], label: string, keep: (r: SessionResu
 }
 
 function costParts(sets: readonly SetResult[], keep: (r: SessionResult) => boolean): string {
-  const head = ["set", "view", "new turns (uncached)", "previous turn rewritten", "older turns rewritten", "prompts breaking early", "cached reads (x0.1)", "cost"];
+  const head = ["set", "view", "new turns (uncached)", "previous turn rewritten", "older turns rewritten", "prompts breaking early", "shared, not served (minimum, steps)", "cached reads (x0.1)", "cost"];
   const rows = [head];
   for (const set of sets) {
     const rs = set.results.filter(keep);
@@ -111,7 +111,8 @@ function costParts(sets: readonly SetResult[], keep: (r: SessionResult) => boole
         num(part((b) => b.newTokens)),
         num(part((b) => b.previousRewritten)),
         num(part((b) => b.olderRewritten)),
-        `${num(part((b) => b.earlyBreaks))} of ${num(sum(rs, (r) => r.turns - 1))}`,
+        `${num(part((b) => b.earlyBreaks))} of ${num(sum(rs, (r) => Math.max(0, r.turns - 2)))}`,
+        num(part((b) => b.sharedUnserved)),
         num(part((b) => b.cachedRead * 0.1)),
         num(part((b) => b.cost)),
       ]);
@@ -188,7 +189,7 @@ async function main(): Promise<void> {
   const lost = sets.flatMap((s) => s.results.flatMap((r) => r.lost.map((l) => `${s.name} ${r.name}: ${l}`)));
   const out = [
     "History compression benchmark: full history vs compressed (default: the design's timing) vs the earlier timing (keepLatestFull) vs compressed (strict prefix)",
-    "Tokens: o200k_base, chat framing included. Cost: uncached tokens at 1x, tokens shared with the previous prompt's start at 0.1x, in token-equivalents.",
+    "Tokens: o200k_base, chat framing included. Cost, in token-equivalents: uncached tokens at 1x, tokens shared with the previous prompt's start at 0.1x where the cache serves them (token prefix: from 1,024 tokens on, in 128-token steps, unless a row says otherwise; breakpoint: up to an entry an earlier prompt wrote, writes at 1.25x).",
     "'history' is everything after the system prompt and the task (the part compression acts on), less each view's fixed note on earlier turns: the full view's on `Stored:` (in its system prompt) and the compressed view's summary legend (heading its first summary). Input tokens and costs count every token as sent.",
     "Two sets of the same eleven sessions, each turn doing the same work with the same outcome: 'terse' replies (a sentence, then a compact program)",
     "and 'realistic' replies (the reasoning paragraph and the commented, formatted program GPT-4-class models write in such loops).",
@@ -209,7 +210,7 @@ async function main(): Promise<void> {
     "",
     budgetRows(sets),
     "",
-    "Where the cached cost goes (sessions of 10+ turns): uncached tokens by what they are, and cached reads",
+    "Where the token-prefix cost goes (sessions of 10+ turns): uncached tokens by what they are, and cached reads",
     "",
     costParts(sets, long),
     "",

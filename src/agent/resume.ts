@@ -26,7 +26,7 @@ import { create, isAgent } from "./definition.js";
 import { notStep } from "./saved-run.js";
 import { AgentDefinitionError, describeIssues } from "./errors.js";
 import { errorText } from "../llm/errors.js";
-import { buildPrompt, historyStrategy, recordedSummarizer, strategySpec, type HistoryStrategy } from "./history.js";
+import { buildPrompt, clientCacheMinimum, historyStrategy, recordedSummarizer, strategySpec, type HistoryStrategy } from "./history.js";
 import { runAgent } from "./loop.js";
 import { checkInheritable, isPlainObject, pickInheritable, readRunOptions } from "./options.js";
 import { hiddenOutcome, showHidden } from "../trace/redact.js";
@@ -152,6 +152,19 @@ function savedStrategy(recorded: { name: string; options: Readonly<Record<string
   if (recorded !== undefined) return { name: recorded.name, options: { ...recorded.options } };
   const { compressHistory, ...options } = view;
   return strategySpec(historyStrategy({ compressHistory, view: options }));
+}
+
+/**
+ * The view options the live client's cache sets (`Llm.cacheModel`, its model's minimum), as the loop
+ * takes them for a run (withClientCache), but over the saved run's: its recorded `cacheModel` is its
+ * own client's, or the default. A run saved under a token-prefix client and resumed with compression
+ * under an Anthropic one kept the token-prefix layout, whose growing summary message that cache
+ * misses on every prompt: 1.90x full history resumed alike (never-dearer.test.ts); resumed without
+ * options it was refused, the replay laying the saved turns out for the client and the loop not.
+ */
+function clientCache(llm: Llm, named: Partial<ViewOptions> | undefined): Pick<ViewOptions, "cacheModel" | "cacheMinTokens"> {
+  const minimum = clientCacheMinimum(llm);
+  return { ...(named?.cacheModel === undefined && llm.cacheModel !== undefined ? { cacheModel: llm.cacheModel } : {}), ...(named?.cacheMinTokens === undefined && minimum !== undefined ? { cacheMinTokens: minimum } : {}) };
 }
 
 /** Rebuilds the prompt that would follow the saved turns, under either view. */
@@ -297,13 +310,16 @@ async function resumeState(agent: Agent, state: RunState, resumeOptions: ResumeO
   if (live === undefined) throw refused("no llm: pass { llm } to serve the turns after the saved ones");
   // The saved run's prompt settings and history strategy carry over unless the options say otherwise.
   const { compressHistory, printlnHistoryLimit, ...view } = state.view;
+  // The prompts from here on go to the live client's cache: its kind and minimum replace those the
+  // saved run recorded (its client's, or the defaults), unless the agent or the resume names them.
+  const cache = clientCache(live, agent.options.view);
   // The saved interpreter strategy's options are its view options: those the resume gives apply to
   // it. Run with the saved ones alone, it left them unused while the trace recorded them, and the
   // trace's settings rebuilt prompts the run never sent.
   const savedSpec = options.compressHistory === undefined ? state.history?.strategy : undefined;
-  const given = mergeViewOptions(options);
+  const given = { ...cache, ...mergeViewOptions(options) };
   const history = options.history ?? (savedSpec?.name === INTERPRETER_STRATEGY && Object.keys(given).length > 0 ? { name: savedSpec.name, options: { ...savedSpec.options, ...given } } : savedSpec);
-  const run: RunOptions = { compressHistory, printlnHistoryLimit, maxPrintChars: state.maxPrintChars, ...(history === undefined ? {} : { history }), ...options, view: { ...view, ...options.view } };
+  const run: RunOptions = { compressHistory, printlnHistoryLimit, maxPrintChars: state.maxPrintChars, ...(history === undefined ? {} : { history }), ...options, view: { ...view, ...cache, ...options.view } };
   let strategy: HistoryStrategy;
   try {
     strategy = historyStrategy({ ...agent.options, ...run, view: { ...agent.options.view, ...run.view } });

@@ -27,6 +27,21 @@ export interface AiSdkLlmOptions extends RetryOptions {
 
 const CACHE = { anthropic: { cacheControl: { type: "ephemeral" } } } as const;
 
+/**
+ * Whether the provider of the model `id` (`provider:modelId`, or a model id string) reads the
+ * Anthropic cache option: Anthropic's own (`anthropic.messages`), Google Vertex's Anthropic models
+ * (`vertex.anthropic.messages`), and an Anthropic model through the AI Gateway (`gateway`,
+ * `anthropic/claude-sonnet-4`), which passes provider options on. The last two were taken for
+ * token-prefix caches: the compressed view's growing summary message missed the cache the marks
+ * wrote on every prompt, 3.22x full history over 63 turns (client-cache.test.ts). Bedrock reads
+ * its own option (`cachePoint`), not this one.
+ */
+function readsAnthropicCache(id: string): boolean {
+  const colon = id.indexOf(":");
+  const provider = colon < 0 ? id : id.slice(0, colon);
+  return id.startsWith("anthropic") || provider.split(".").includes("anthropic") || (provider === "gateway" && id.slice(colon + 1).startsWith("anthropic/"));
+}
+
 /** Wraps an AI SDK language model as the agent's `llm`. */
 export function aiSdkLlm(options: AiSdkLlmOptions): Llm {
   if (!isObjectArg(options)) throw new LlmError("config", mustBe("aiSdkLlm: options", "an object of options with the model", options));
@@ -46,8 +61,8 @@ export function aiSdkLlm(options: AiSdkLlmOptions): Llm {
 
   return {
     name,
-    // Its messages carry Anthropic's cache option, which only an Anthropic provider reads.
-    ...(id.startsWith("anthropic") ? { cacheModel: "breakpoint" as const } : {}),
+    // Its messages carry Anthropic's cache option, which only an Anthropic model's provider reads.
+    ...(readsAnthropicCache(id) ? { cacheModel: "breakpoint" as const } : {}),
     complete(request) {
       const problem = requestProblem(name, request);
       if (problem !== undefined) return Promise.reject(new LlmError("config", problem));

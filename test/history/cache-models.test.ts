@@ -13,7 +13,7 @@ import { historySection, summaryLegend } from "../../src/history/legend.js";
 import { scriptedLlm } from "../../src/llm/scripted.js";
 import type { RunTrace } from "../../src/trace/trace.js";
 import { buildTrace } from "./traces.js";
-import { runSession } from "../../bench/history/measure.js";
+import { breakdown, runSession } from "../../bench/history/measure.js";
 import { factsReadLate } from "../../bench/history/sessions/round3.js";
 
 const code = (body: string): string => "Next step.\n\n```clojure\n" + body + "\n```";
@@ -110,6 +110,20 @@ describe("cache models", () => {
     expect(cost(trace, compressed("breakpoint"), BREAKPOINT, budget)).toBeLessThan(cost(trace, full, BREAKPOINT, budget));
     // The same cuts under a token-prefix cache are priced from the turn they change, as before.
     expect(cost(trace, compressed("token-prefix"), TOKEN_PREFIX, budget)).toBeLessThan(cost(trace, full, TOKEN_PREFIX, budget));
+  });
+
+  // bench:history's table of where the cost goes priced every token shared with the previous
+  // prompt at the read price, below the cache's 1,024-token minimum and past its last 128-token
+  // step too, where every other table prices the cache: its costs came out below theirs for the
+  // same prompts (terse, full history, sessions of 10+ turns: 108,264 against 116,587).
+  it("bench:history's cost breakdown adds up to the token-prefix cost the bench's other tables report", async () => {
+    const n = factsReadLate.replies.length;
+    const { trace } = await runSession(factsReadLate);
+    const run = { maxTurns: n };
+    for (const options of [full, compressed("token-prefix"), { ...compressed("token-prefix"), strictPrefix: true }]) {
+      const parts = breakdown(trace, run, options);
+      expect(parts.cost, JSON.stringify(options)).toBeCloseTo(cost(trace, options, TOKEN_PREFIX, n) * 1e6, 6);
+    }
   });
 
   // Each turn defines eight values and prints three lines: the output is a small part of what a

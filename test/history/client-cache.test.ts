@@ -7,6 +7,7 @@ import { describe, expect, it } from "vitest";
 import { SubAgent } from "../../src/agent/subagent.js";
 import { createMeter } from "../../src/compaction/measure.js";
 import { modelPrice, PROVIDER_CACHES } from "../../src/compaction/prices.js";
+import { MockLanguageModelV3 } from "ai/test";
 import { aiSdkLlm } from "../../src/llm/ai-sdk.js";
 import { anthropicLlm } from "../../src/llm/anthropic.js";
 import { cacheMarks } from "../../src/llm/messages.js";
@@ -79,6 +80,28 @@ describe("the compressed view takes the client's cache model", () => {
     expect([compressed.minimum, named.minimum]).toEqual([4096, 4096]);
   });
 
+  // An Anthropic model through the AI Gateway or Google Vertex: the client marked breakpoints and
+  // said nothing of its cache, so the view took the token-prefix layout, whose one summary message
+  // changes on every prompt: 146,296 token-equivalents against 45,483 for full history (3.22x).
+  it("an AI SDK Anthropic model through the AI Gateway or Vertex: the breakpoint layout, and cheaper than full history", async () => {
+    for (const [provider, modelId] of [["gateway", "anthropic/claude-sonnet-4"], ["vertex.anthropic.messages", "claude-sonnet-4@20250514"]]) {
+      const priced = async (compressHistory: boolean): Promise<number> => {
+        let turn = 0;
+        const model = new MockLanguageModelV3({ provider, modelId, doGenerate: async () => ({ content: [{ type: "text", text: replies[turn++] }], finishReason: { unified: "stop", raw: "stop" }, usage: { inputTokens: { total: undefined, noCache: undefined, cacheRead: undefined, cacheWrite: undefined }, outputTokens: { total: undefined, text: undefined, reasoning: undefined } }, warnings: [] }) });
+        const step = await SubAgent.run(SubAgent.create({ prompt: "Look at the rows.", maxTurns: replies.length }), { llm: aiSdkLlm({ model }), context: { rows }, compressHistory });
+        expect(step.ok).toBe(true);
+        // Priced as the model received it: the messages whose provider options carry the cache mark.
+        const meter = createMeter({ input: 1, output: 0, cache: PROVIDER_CACHES.anthropic });
+        for (const { prompt } of model.doGenerateCalls) {
+          const messages = prompt.map((m) => ({ role: m.role === "tool" ? ("user" as const) : m.role, content: typeof m.content === "string" ? m.content : m.content.map((p) => ("text" in p ? p.text : "")).join("\n") }));
+          meter.add({ messages, breakpoints: prompt.flatMap((m, i) => ((m.providerOptions as { anthropic?: { cacheControl?: unknown } } | undefined)?.anthropic?.cacheControl === undefined ? [] : [i])) });
+        }
+        return meter.totals.cost;
+      };
+      expect((await priced(true)) / (await priced(false)), provider).toBeLessThan(1);
+    }
+  });
+
   it("a cache model the view names wins over the client's", async () => {
     const named = await cost(true, { cacheModel: "token-prefix" });
     expect(named.cacheModel).toBe("token-prefix");
@@ -89,8 +112,18 @@ describe("clients say how their provider caches", () => {
   it("anthropicLlm and an AI SDK Anthropic model mark breakpoints; with caching off, or another provider, they say nothing", () => {
     expect(anthropicLlm({ model: "claude-x", apiKey: "k", env: {} }).cacheModel).toBe("breakpoint");
     expect(anthropicLlm({ model: "claude-x", apiKey: "k", env: {}, cache: false }).cacheModel).toBeUndefined();
-    expect(aiSdkLlm({ model: { provider: "anthropic.messages", modelId: "claude-x" } as never }).cacheModel).toBe("breakpoint");
-    expect(aiSdkLlm({ model: { provider: "openai.chat", modelId: "gpt-x" } as never }).cacheModel).toBeUndefined();
+    // Providers that read the Anthropic cache option the messages carry: Anthropic's, Vertex's Anthropic
+    // models and the AI Gateway's (which passes it on). Bedrock reads its own (cachePoint), not this one.
+    const models: Array<[provider: string, modelId: string, cache: "breakpoint" | undefined]> = [
+      ["anthropic.messages", "claude-x", "breakpoint"],
+      ["vertex.anthropic.messages", "claude-sonnet-4@20250514", "breakpoint"],
+      ["gateway", "anthropic/claude-sonnet-4", "breakpoint"],
+      ["gateway", "openai/gpt-5", undefined],
+      ["amazon-bedrock", "us.anthropic.claude-sonnet-4-20250514-v1:0", undefined],
+      ["openai.chat", "gpt-x", undefined],
+    ];
+    for (const [provider, modelId, cache] of models) expect(aiSdkLlm({ model: { provider, modelId } as never }).cacheModel, `${provider}:${modelId}`).toBe(cache);
+    expect(aiSdkLlm({ model: "anthropic/claude-sonnet-4" as never }).cacheModel).toBe("breakpoint");
     expect(openaiLlm({ model: "gpt-x", apiKey: "k", env: {} }).cacheModel).toBeUndefined();
   });
 });

@@ -17,6 +17,7 @@ import { summaryLegend, viewSystem } from "../../src/history/legend.js";
 import { defaultViewOptions, type ViewOptions } from "../../src/history/view.js";
 import { cacheMarks } from "../../src/llm/messages.js";
 import { scriptedLlm } from "../../src/llm/scripted.js";
+import type { Llm } from "../../src/llm/types.js";
 import type { RunTrace } from "../../src/trace/trace.js";
 import { buildTrace, turnSpec } from "./traces.js";
 import { rng } from "../support/rng.js";
@@ -647,6 +648,45 @@ describe("compressed history is never dearer than full history", () => {
           }),
         );
         expect(compressed / full, `saved ${saved} turns, budget ${budget}, ${cache}`).toBeLessThanOrEqual(1);
+      }
+    }
+  }, 60_000);
+
+  // A run saved under a token-prefix client (OpenAI's, or one that names no cache) and resumed with
+  // compression under an Anthropic one: the saved state records the layout its client got, and the
+  // resume kept it. The growing summary message missed the breakpoint cache on every prompt: saved
+  // compressed after 2 of 15 turns, 20,423 token-equivalents against 10,737 for full history resumed
+  // alike (1.90x); saved under full history after 12, 1.011x; resumed without options, the replay
+  // (laid out for the client) and the loop (not) disagreed and the resume was refused. The live
+  // client's cache, kind and minimum, now lays out the resumed prompts: 0.905x, 0.986x.
+  it("a run saved under a token-prefix client and resumed under a breakpoint one costs no more than full history resumed alike", async () => {
+    const replies = [...Array.from({ length: 14 }, (_, k) => `Looking at the next rows.\n\n\`\`\`clojure\n(def v${k} (vec (take 3 (drop ${k * 4} data/rows))))\n(println (take 2 (drop ${k * 5} data/rows)))\n\`\`\``), "Done.\n\n```clojure\n(return 1)\n```"];
+    const n = replies.length;
+    const agent = SubAgent.create({ prompt: "Look through the rows.", maxTurns: n });
+    // Anthropic's clients: cacheModel "breakpoint", and by its name claude-haiku-4's 4,096-token minimum.
+    const clients = { scripted: { model: MODELS.breakpoint, name: undefined }, haiku: { model: MIN_4096.breakpoint, name: "anthropic:claude-haiku-4-5" } } as const;
+    for (const [client, { model, name }] of Object.entries(clients)) {
+      const anthropic = (rest: readonly string[]): Llm => ({ ...scriptedLlm(rest), ...(name === undefined ? {} : { name }), cacheModel: "breakpoint" });
+      for (const [saved, compressFirst] of [[2, true], [12, false]] as const) {
+        const stopped = await SubAgent.run(agent, { llm: scriptedLlm(replies.slice(0, saved)), context: { rows }, compressHistory: compressFirst });
+        const state = saveRun(stopped, agent);
+        const [full, compressed, bare] = await Promise.all(
+          [{ compressHistory: false }, { compressHistory: true }, {}].map(async (options) => {
+            const step = await SubAgent.resume(agent, state, { llm: anthropic(replies.slice(saved)), context: { rows }, ...options });
+            const meter = createMeter(model);
+            const settings = step.trace.settings!;
+            // Priced as sent to the new provider (nothing of it cached yet), marked as the client marks them.
+            for (const t of step.trace.turns.slice(saved)) {
+              const view = compressedView({ system: step.trace.system, task: step.trace.task, turns: step.trace.turns.slice(0, t.number - 1), maxTurns: n, toolsWithdrawn: settings.toolsWithdrawn, maxPrintChars: settings.maxPrintChars }, settings.view);
+              meter.add({ messages: t.messages, breakpoints: [...cacheMarks({ messages: t.messages, ...(view.breakpoints === undefined ? {} : { cacheBreakpoints: view.breakpoints }) })] });
+            }
+            return meter.totals.cost;
+          }),
+        );
+        const what = `${client}, saved ${compressFirst ? "compressed" : "under full history"} after ${saved}`;
+        expect(compressed / full, what).toBeLessThanOrEqual(1);
+        // Resumed without options, a compressed run stays compressed, laid out alike.
+        if (compressFirst) expect(bare, what).toBe(compressed);
       }
     }
   }, 60_000);
