@@ -1643,7 +1643,8 @@ export const sameTexts = (a: readonly string[], b: readonly string[]): boolean =
 export function hostLeaves(v: unknown, parts = HIDDEN_TEXT_PARTS): string[] {
   const out: string[] = [];
   try {
-    eachHostPart(v, parts, (x, key) => out.push(`${key ? "key" : typeof x}:${String(x)}`));
+    // Each collection's end too: a tool moving `last4` into the card beside it keeps the leaves in order, and makes a new record.
+    eachHostPart(v, parts, (x, key) => out.push(`${key ? "key" : typeof x}:${String(x)}`), () => out.push(")"));
   } catch {
     // What was read before the part that could not be is compared.
   }
@@ -1653,10 +1654,10 @@ export function hostLeaves(v: unknown, parts = HIDDEN_TEXT_PARTS): string[] {
 /**
  * Calls `visit` on each string, number, bigint and key (`key` true) of host data: plain objects,
  * arrays, and the Maps and Sets a held result keeps, and of the program's values (a keyword by its
- * name), to 64 levels, visiting at most `parts` parts.
+ * name), to 64 levels, visiting at most `parts` parts; `leave` after each collection whose parts were all visited.
  * One walk for the texts of hidden context, of what a tool is handed, and of a saved record.
  */
-export function eachHostPart(v: unknown, parts: number, visit: (x: string | number | bigint, key: boolean) => void): void {
+export function eachHostPart(v: unknown, parts: number, visit: (x: string | number | bigint, key: boolean) => void, leave?: () => void): void {
   let left = parts;
   const walk = (x: unknown, depth: number): void => {
     if (--left < 0) return;
@@ -1696,6 +1697,7 @@ export function eachHostPart(v: unknown, parts: number, visit: (x: string | numb
           walk((x as Record<string, unknown>)[k], depth + 1);
         }
       }
+      leave?.();
     }
   };
   walk(v, 0);

@@ -950,6 +950,27 @@ describe("public context beside hidden context", () => {
       expect(showStandIns(r.prints.at(-1) ?? "")).toBe("{:cvv <hidden string from data/_card :cvv> :last4 <hidden string from data/_card :last4> :exp <hidden string from data/_card :exp>}");
     });
 
+    // A tool moves `last4` into the hidden card beside it: every leaf stays, in order, and the card
+    // is a new record, equal to `friend`'s, which printed whole after a public read had indexed the
+    // records (in process), in the worker, and in the next evaluation over the same context.
+    const MOVED: ReadonlyArray<readonly [isolation: "none" | "worker", programs: readonly string[]]> = (["none", "worker"] as const).flatMap((isolation) => [
+      [isolation, ["(println data/other) (tool/refresh) (println (:card data/friend))"]],
+      [isolation, ["(tool/refresh) (println (:card data/friend))"]],
+      [isolation, ["(println data/other) (tool/refresh)", "(println (:card data/friend))"]],
+    ] as const);
+    it.each(MOVED)("a hidden record a tool makes by moving a key (isolation %s): %s", async (isolation, programs) => {
+      const mine: Record<string, unknown> = { card: { cvv: "737", exp: "01/29" }, last4: "4242" };
+      const ctx: Record<string, unknown> = { _acct: mine, other: 1, friend: { card: { cvv: "737", exp: "01/29", last4: "4242" } } };
+      const refresh = { run: () => { Object.assign(mine.card as object, { last4: mine.last4 }); delete mine.last4; } };
+      let prints: string[] = [];
+      for (const program of programs) {
+        const r = await evaluate(program, { ctx, isolation, tools: { refresh } });
+        expect(r.ok, r.ok ? "" : r.error.message).toBe(true);
+        prints = r.prints;
+      }
+      expect(showStandIns(prints.at(-1) ?? "")).toBe("{:cvv <hidden string from data/_acct :cvv> :exp <hidden string from data/_acct :exp> :last4 <hidden string from data/_acct :last4>}");
+    });
+
     // A host's client that returns the `_card` object in its answer, as public context holding it.
     // So does one of the caller's hidden context, in a nested run sharing the caller's host tools.
     it.each([
