@@ -971,6 +971,20 @@ describe("public context beside hidden context", () => {
       expect(showStandIns(prints.at(-1) ?? "")).toBe("{:cvv <hidden string from data/_acct :cvv> :exp <hidden string from data/_acct :exp> :last4 <hidden string from data/_acct :last4>}");
     });
 
+    // In a nested run, a host tool the runs share renews its caller's hidden card, or edits it in
+    // place: the records of the caller's hidden context, indexed at the first public read, were
+    // not indexed again (only the run's own keys were compared), and the worker's copy of the
+    // caller's context was never renewed, so `friend`'s copy of the new card printed whole.
+    it.each((["none", "worker"] as const).flatMap((isolation) => [[isolation, "in place"], [isolation, "replaced"]] as const))("a caller's hidden record a tool renews (isolation %s, %s)", async (isolation, how) => {
+      const mine: Record<string, unknown> = { ...card };
+      const caller: Record<string, unknown> = { _card: mine };
+      const renewed = { cvv: "999", last4: "1111", exp: "04/31" };
+      const refresh = { run: () => void (how === "in place" ? Object.assign(mine, renewed) : (caller._card = { ...renewed })) };
+      const r = await evaluate("(println data/other) (tool/refresh) (println (:card data/friend))", { ctx: { other: 1, friend: { card: renewed } }, callerHidden: [caller], isolation, tools: { refresh } });
+      expect(r.ok, r.ok ? "" : r.error.message).toBe(true);
+      expect(showStandIns(r.prints.at(-1) ?? "")).toBe("{:cvv <hidden string from data/_card :cvv> :last4 <hidden string from data/_card :last4> :exp <hidden string from data/_card :exp>}");
+    });
+
     // A host's client that returns the `_card` object in its answer, as public context holding it.
     // So does one of the caller's hidden context, in a nested run sharing the caller's host tools.
     it.each([
