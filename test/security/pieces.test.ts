@@ -985,6 +985,19 @@ describe("public context beside hidden context", () => {
       expect(showStandIns(r.prints.at(-1) ?? "")).toBe("{:cvv <hidden string from data/_card :cvv> :last4 <hidden string from data/_card :last4> :exp <hidden string from data/_card :exp>}");
     });
 
+    // Beside a hidden log of 300 event texts (past the 256 the worker's host reads again at each
+    // answer), a tool renewing the card, or editing it in place, was never sent to the worker,
+    // whose copy held the old card: `friend`'s copy of the new one printed whole.
+    it.each(["in place", "replaced"] as const)("a hidden record a tool renews beside a large hidden context (worker, %s)", async (how) => {
+      const mine: Record<string, unknown> = { ...card };
+      const renewed = { cvv: "999", last4: "1111", exp: "04/31" };
+      const ctx: Record<string, unknown> = { _log: Array.from({ length: 300 }, (_, i) => `event-${100_000 + i}`), _card: mine, other: 1, friend: { card: renewed } };
+      const refresh = { run: () => void (how === "in place" ? Object.assign(mine, renewed) : (ctx._card = { ...renewed })) };
+      const r = await evaluate("(println data/other) (tool/refresh) (println (:card data/friend))", { ctx, isolation: "worker", tools: { refresh } });
+      expect(r.ok, r.ok ? "" : r.error.message).toBe(true);
+      expect(showStandIns(r.prints.at(-1) ?? "")).toBe("{:cvv <hidden string from data/_card :cvv> :last4 <hidden string from data/_card :last4> :exp <hidden string from data/_card :exp>}");
+    });
+
     // A host's client that returns the `_card` object in its answer, as public context holding it.
     // So does one of the caller's hidden context, in a nested run sharing the caller's host tools.
     it.each([

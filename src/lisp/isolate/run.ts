@@ -105,8 +105,8 @@ export async function evaluateIsolated(source: string, options: EvaluateOptions,
   }
   // A hidden key a tool renews in place while the program runs goes to the worker with the answer, whose copy of it is searched and read.
   // So does one of the callers' hidden context, which a host tool the runs share may renew.
-  const renewed = options.ctx === undefined ? undefined : renewedKeys(options.ctx);
-  const renewedCallers = options.callerHidden?.map((c) => renewedKeys(c));
+  const renewed = options.ctx === undefined ? undefined : renewedKeys(options.ctx, undefined, true);
+  const renewedCallers = options.callerHidden?.map((c) => renewedKeys(c, undefined, true));
   const renewedCtx = (): { ctx?: CtxEntry[]; callers?: Array<readonly [number, CtxEntry[]]> } => {
     const keys = renewed?.() ?? [];
     let callers: Array<readonly [number, CtxEntry[]]> | undefined;
