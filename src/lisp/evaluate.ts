@@ -318,7 +318,9 @@ function dataHost(given: EvaluateOptions["ctx"], limits: Limits, marks: Marks | 
   let indexed: unknown[] = [];
   let indexedLeaves: Array<readonly string[]> = [];
   let indexedAt = 0;
-  const hiddenNow = (): unknown[] => Object.keys(ctx).filter(isHiddenKey).map((k) => valueOf(ctx, k));
+  // The callers' too: a host tool the runs share may renew or edit theirs.
+  const sources = [ctx, ...(callers ?? [])];
+  const hiddenNow = (): unknown[] => sources.flatMap((from) => Object.keys(from).filter(isHiddenKey).map((k) => valueOf(from, k)));
   const renewed = (): boolean => {
     const now = hiddenNow();
     return now.length !== indexed.length || now.some((v, i) => v !== indexed[i] || !sameTexts(firstLeaves(v), indexedLeaves[i]));

@@ -1622,11 +1622,17 @@ const HIDDEN_TEXT_PARTS = 20_000;
 export function hiddenTexts(v: unknown): string[] {
   const out: string[] = [];
   try {
-    eachHostPart(v, HIDDEN_TEXT_PARTS, (x, key) => {
-      const text = String(x);
-      // A key that reads as a field name is shown wherever the data is (`:password`), so the word is no secret of its own.
-      if (text.length >= ECHO_MIN && !(key && typeof x === "string" && isFieldName(x))) out.push(text);
-    });
+    eachHostPart(
+      v,
+      HIDDEN_TEXT_PARTS,
+      (x, key) => {
+        const text = String(x);
+        // A key that reads as a field name is shown wherever the data is (`:password`), so the word is no secret of its own.
+        if (text.length >= ECHO_MIN && !(key && typeof x === "string" && isFieldName(x))) out.push(text);
+      },
+      undefined,
+      true,
+    );
   } catch {
     // What was read before the part that could not be stays searched for.
   }
@@ -1643,7 +1649,8 @@ export const sameTexts = (a: readonly string[], b: readonly string[]): boolean =
 export function hostLeaves(v: unknown, parts = HIDDEN_TEXT_PARTS): string[] {
   const out: string[] = [];
   try {
-    eachHostPart(v, parts, (x, key) => out.push(`${key ? "key" : typeof x}:${String(x)}`));
+    // Each collection's end too: a tool moving `last4` into the card beside it keeps the leaves in order, and makes a new record.
+    eachHostPart(v, parts, (x, key) => out.push(`${key ? "key" : typeof x}:${String(x)}`), () => out.push(")"));
   } catch {
     // What was read before the part that could not be is compared.
   }
@@ -1653,10 +1660,12 @@ export function hostLeaves(v: unknown, parts = HIDDEN_TEXT_PARTS): string[] {
 /**
  * Calls `visit` on each string, number, bigint and key (`key` true) of host data: plain objects,
  * arrays, and the Maps and Sets a held result keeps, and of the program's values (a keyword by its
- * name), to 64 levels, visiting at most `parts` parts.
+ * name), to 64 levels, visiting at most `parts` parts; `leave` after each collection whose parts were all visited.
+ * With `everyKey`, the text keys of a map it is in when the parts end are visited still (not
+ * their values): a hidden map keyed by 12,000 session tokens has its keys searched for.
  * One walk for the texts of hidden context, of what a tool is handed, and of a saved record.
  */
-export function eachHostPart(v: unknown, parts: number, visit: (x: string | number | bigint, key: boolean) => void): void {
+export function eachHostPart(v: unknown, parts: number, visit: (x: string | number | bigint, key: boolean) => void, leave?: () => void, everyKey = false): void {
   let left = parts;
   const walk = (x: unknown, depth: number): void => {
     if (--left < 0) return;
@@ -1667,7 +1676,7 @@ export function eachHostPart(v: unknown, parts: number, visit: (x: string | numb
       // The worker's copy of the context holds the program's values: their entries, not their fields.
       if (isMap(x)) {
         for (const [k, y] of x) {
-          if (left < 0) return;
+          if (left < 0 && !everyKey) return;
           if (k instanceof Keyword) visit(k.name, true);
           else walk(k, depth + 1);
           walk(y, depth + 1);
@@ -1679,7 +1688,7 @@ export function eachHostPart(v: unknown, parts: number, visit: (x: string | numb
         }
       } else if (x instanceof Map) {
         for (const [k, y] of x as Map<unknown, unknown>) {
-          if (left < 0) return;
+          if (left < 0 && !everyKey) return;
           if (typeof k === "string") visit(k, true);
           else walk(k, depth + 1);
           walk(y, depth + 1);
@@ -1691,11 +1700,12 @@ export function eachHostPart(v: unknown, parts: number, visit: (x: string | numb
         }
       } else {
         for (const k of Object.keys(x)) {
-          if (left < 0) return;
+          if (left < 0 && !everyKey) return;
           visit(k, true);
           walk((x as Record<string, unknown>)[k], depth + 1);
         }
       }
+      leave?.();
     }
   };
   walk(v, 0);

@@ -168,13 +168,17 @@ const NO_KEYS: readonly string[] = [];
  * The hidden keys of `ctx` a tool renews in place while a program runs, for the worker mode's
  * host to send with each answer (its worker searches, and reads, a copy of the context): a
  * function telling the keys whose texts changed since it was last called. None when the hidden
- * context holds over RENEWED_TEXTS texts, read once per evaluation as in process. `held`: each
- * hidden key's texts as the caller read them already.
+ * context holds over RENEWED_TEXTS texts, read once per evaluation as in process, unless
+ * `records`: then the keys replaced or edited within their first leaves, whose records the
+ * worker finds by its copy (a card renewed beside a hidden log of 300 events printed a public
+ * copy of the new card), their texts not read again. `held`: each hidden key's texts as the
+ * caller read them already.
  */
-export function renewedKeys(ctx: Context, held: Map<string, readonly string[]> = hiddenTextsByKey(ctx)): (() => readonly string[]) | undefined {
+export function renewedKeys(ctx: Context, held: Map<string, readonly string[]> = hiddenTextsByKey(ctx), records = false): (() => readonly string[]) | undefined {
   let n = 0;
   for (const texts of held.values()) n += texts.length;
-  if (held.size === 0 || n > RENEWED_TEXTS) return undefined;
+  const reread = n <= RENEWED_TEXTS;
+  if (held.size === 0 || (!reread && !records)) return undefined;
   // Each key's value as last read, and its first leaves: one replaced by a value of other short
   // texts only (a card of cvv "999" for one of "737", no text of ECHO_MIN+ in either), or changed
   // so in place, is renewed too, for the worker's copy that the program reads and finds the records
@@ -191,9 +195,9 @@ export function renewedKeys(ctx: Context, held: Map<string, readonly string[]> =
     for (const k of Object.keys(ctx)) {
       if (!isHiddenKey(k)) continue;
       const v = valueOf(ctx, k);
-      const texts = textsOf(v);
-      const first = firstLeaves(v);
       const before = held.get(k);
+      const texts = reread || before === undefined ? textsOf(v) : before;
+      const first = firstLeaves(v);
       const was = values.get(k);
       if (before !== undefined && sameTexts(before, texts) && sameTexts(first, leaves.get(k) ?? NO_KEYS) && (v === was || sameTexts(hostLeaves(v), hostLeaves(was)))) continue;
       held.set(k, texts);

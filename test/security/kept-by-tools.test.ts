@@ -273,6 +273,18 @@ describe("a tool that sends back hidden context the evaluation never read", () =
     );
   });
 
+  // A hidden map keyed by session tokens, past its first 20,000 parts: the walk of its texts
+  // stopped at its 6,667th key (in the worker, the first 6,667 in its copy's order), so a client
+  // quoting a later session showed it; every key was searched for before the walk stopped early.
+  it.each(["none", "worker"] as const)("a client quoting a key of a large hidden map (isolation %s)", async (isolation) => {
+    const tok = (i: number): string => `sess-${String(i).padStart(6, "0")}-Q8ZK`;
+    const sessions = Object.fromEntries(Array.from({ length: 12_000 }, (_, i) => [tok(i), { user: `u${i}`, n: i }]));
+    for (const i of [100, 9_000, 11_999]) {
+      const r = await evaluate("(println (tool/whoami))", { ctx: { _sessions: sessions }, isolation, tools: { whoami: { run: () => ({ session: tok(i) }) } } });
+      expect(showStandIns(r.prints.join("\n")), `session ${i}`).toBe("{:session <hidden string from data/_sessions>}");
+    }
+  });
+
   it("text equal to a short hidden value, and a tool's own data, still show", async () => {
     const r = await evaluate('(println (tool/whoami))', { ctx: { _env: "test", _pin: 4242 }, tools: tools() });
     expect(showStandIns(r.prints.join("\n"))).toContain(':user "ann" :key "K7Z2Q9-B3M8X4-W5R2"');

@@ -950,6 +950,54 @@ describe("public context beside hidden context", () => {
       expect(showStandIns(r.prints.at(-1) ?? "")).toBe("{:cvv <hidden string from data/_card :cvv> :last4 <hidden string from data/_card :last4> :exp <hidden string from data/_card :exp>}");
     });
 
+    // A tool moves `last4` into the hidden card beside it: every leaf stays, in order, and the card
+    // is a new record, equal to `friend`'s, which printed whole after a public read had indexed the
+    // records (in process), in the worker, and in the next evaluation over the same context.
+    const MOVED: ReadonlyArray<readonly [isolation: "none" | "worker", programs: readonly string[]]> = (["none", "worker"] as const).flatMap((isolation) => [
+      [isolation, ["(println data/other) (tool/refresh) (println (:card data/friend))"]],
+      [isolation, ["(tool/refresh) (println (:card data/friend))"]],
+      [isolation, ["(println data/other) (tool/refresh)", "(println (:card data/friend))"]],
+    ] as const);
+    it.each(MOVED)("a hidden record a tool makes by moving a key (isolation %s): %s", async (isolation, programs) => {
+      const mine: Record<string, unknown> = { card: { cvv: "737", exp: "01/29" }, last4: "4242" };
+      const ctx: Record<string, unknown> = { _acct: mine, other: 1, friend: { card: { cvv: "737", exp: "01/29", last4: "4242" } } };
+      const refresh = { run: () => { Object.assign(mine.card as object, { last4: mine.last4 }); delete mine.last4; } };
+      let prints: string[] = [];
+      for (const program of programs) {
+        const r = await evaluate(program, { ctx, isolation, tools: { refresh } });
+        expect(r.ok, r.ok ? "" : r.error.message).toBe(true);
+        prints = r.prints;
+      }
+      expect(showStandIns(prints.at(-1) ?? "")).toBe("{:cvv <hidden string from data/_acct :cvv> :exp <hidden string from data/_acct :exp> :last4 <hidden string from data/_acct :last4>}");
+    });
+
+    // In a nested run, a host tool the runs share renews its caller's hidden card, or edits it in
+    // place: the records of the caller's hidden context, indexed at the first public read, were
+    // not indexed again (only the run's own keys were compared), and the worker's copy of the
+    // caller's context was never renewed, so `friend`'s copy of the new card printed whole.
+    it.each((["none", "worker"] as const).flatMap((isolation) => [[isolation, "in place"], [isolation, "replaced"]] as const))("a caller's hidden record a tool renews (isolation %s, %s)", async (isolation, how) => {
+      const mine: Record<string, unknown> = { ...card };
+      const caller: Record<string, unknown> = { _card: mine };
+      const renewed = { cvv: "999", last4: "1111", exp: "04/31" };
+      const refresh = { run: () => void (how === "in place" ? Object.assign(mine, renewed) : (caller._card = { ...renewed })) };
+      const r = await evaluate("(println data/other) (tool/refresh) (println (:card data/friend))", { ctx: { other: 1, friend: { card: renewed } }, callerHidden: [caller], isolation, tools: { refresh } });
+      expect(r.ok, r.ok ? "" : r.error.message).toBe(true);
+      expect(showStandIns(r.prints.at(-1) ?? "")).toBe("{:cvv <hidden string from data/_card :cvv> :last4 <hidden string from data/_card :last4> :exp <hidden string from data/_card :exp>}");
+    });
+
+    // Beside a hidden log of 300 event texts (past the 256 the worker's host reads again at each
+    // answer), a tool renewing the card, or editing it in place, was never sent to the worker,
+    // whose copy held the old card: `friend`'s copy of the new one printed whole.
+    it.each(["in place", "replaced"] as const)("a hidden record a tool renews beside a large hidden context (worker, %s)", async (how) => {
+      const mine: Record<string, unknown> = { ...card };
+      const renewed = { cvv: "999", last4: "1111", exp: "04/31" };
+      const ctx: Record<string, unknown> = { _log: Array.from({ length: 300 }, (_, i) => `event-${100_000 + i}`), _card: mine, other: 1, friend: { card: renewed } };
+      const refresh = { run: () => void (how === "in place" ? Object.assign(mine, renewed) : (ctx._card = { ...renewed })) };
+      const r = await evaluate("(println data/other) (tool/refresh) (println (:card data/friend))", { ctx, isolation: "worker", tools: { refresh } });
+      expect(r.ok, r.ok ? "" : r.error.message).toBe(true);
+      expect(showStandIns(r.prints.at(-1) ?? "")).toBe("{:cvv <hidden string from data/_card :cvv> :last4 <hidden string from data/_card :last4> :exp <hidden string from data/_card :exp>}");
+    });
+
     // A host's client that returns the `_card` object in its answer, as public context holding it.
     // So does one of the caller's hidden context, in a nested run sharing the caller's host tools.
     it.each([

@@ -87,6 +87,8 @@ export interface AnswerMessage {
   halted?: true;
   /** Hidden keys of the context a tool renewed in place since the run started (`renewedContext`), as the context's own entries. */
   ctx?: CtxEntry[];
+  /** Likewise for the hidden context of the runs above (`callerHidden`), each by its place there. */
+  callers?: Array<readonly [at: number, entries: CtxEntry[]]>;
 }
 
 export type ToWorker = RunMessage | MemoryMessage | AnswerMessage;

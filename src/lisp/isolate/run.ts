@@ -104,10 +104,17 @@ export async function evaluateIsolated(source: string, options: EvaluateOptions,
     return failure(e instanceof LispError ? toErrorInfo(e, source) : internal(e));
   }
   // A hidden key a tool renews in place while the program runs goes to the worker with the answer, whose copy of it is searched and read.
-  const renewed = options.ctx === undefined ? undefined : renewedKeys(options.ctx);
-  const renewedCtx = (): { ctx?: CtxEntry[] } => {
+  // So does one of the callers' hidden context, which a host tool the runs share may renew.
+  const renewed = options.ctx === undefined ? undefined : renewedKeys(options.ctx, undefined, true);
+  const renewedCallers = options.callerHidden?.map((c) => renewedKeys(c, undefined, true));
+  const renewedCtx = (): { ctx?: CtxEntry[]; callers?: Array<readonly [number, CtxEntry[]]> } => {
     const keys = renewed?.() ?? [];
-    return keys.length === 0 ? {} : { ctx: ctxEntries(options.ctx as Readonly<Record<string, unknown>>, limits, keys) };
+    let callers: Array<readonly [number, CtxEntry[]]> | undefined;
+    renewedCallers?.forEach((changed, at) => {
+      const theirs = changed?.() ?? [];
+      if (theirs.length > 0) (callers ??= []).push([at, ctxEntries((options.callerHidden as ReadonlyArray<Readonly<Record<string, unknown>>>)[at], limits, theirs)]);
+    });
+    return { ...(keys.length === 0 ? {} : { ctx: ctxEntries(options.ctx as Readonly<Record<string, unknown>>, limits, keys) }), ...(callers === undefined ? {} : { callers }) };
   };
   const out = printed;
   const signal = options.signal;

@@ -47,6 +47,7 @@ function answer(m: AnswerMessage): void {
   if (p === undefined) return;
   // Before the program goes on: the host's copy of a key a tool renewed, searched for in this answer and read by later steps, as in process.
   if (m.ctx !== undefined && runCtx !== undefined) defineEntries(runCtx, m.ctx);
+  for (const [at, entries] of m.callers ?? []) if (runCallers?.[at] !== undefined) defineEntries(runCallers[at], entries);
   pending.delete(m.call);
   if (m.timeoutMs !== undefined) p.reject(new ToolTimeout(m.timeoutMs));
   else if (m.refused !== undefined) p.reject(new LispError(m.refused.kind, m.refused.message, undefined, m.refused.hint));
@@ -126,8 +127,9 @@ function ctxOf(entries: readonly CtxEntry[]): Record<string, unknown> {
   return ctx;
 }
 
-/** The run's own context, which the host's answers bring up to date (`AnswerMessage.ctx`). */
+/** The run's own context, which the host's answers bring up to date (`AnswerMessage.ctx`), and its callers' hidden context (`AnswerMessage.callers`). */
 let runCtx: Record<string, unknown> | undefined;
+let runCallers: Array<Record<string, unknown>> | undefined;
 
 function defineEntries(ctx: Record<string, unknown>, entries: readonly CtxEntry[]): void {
   const reader = new WireReader();
@@ -206,7 +208,8 @@ async function start(m: RunMessage): Promise<void> {
   runCtx = ctx;
   const options: EvaluateOptions = { tools, memory: await memoryOf(m, ctx), limits: m.limits, toolTimeoutMs: m.toolTimeoutMs, onToolCall };
   if (ctx !== undefined) options.ctx = ctx;
-  if (m.callerHidden !== undefined) options.callerHidden = m.callerHidden.map(ctxOf);
+  runCallers = m.callerHidden?.map(ctxOf);
+  if (runCallers !== undefined) options.callerHidden = runCallers;
   if (m.ctxJson !== undefined) options.ctxJson = m.ctxJson;
   if (m.handed !== undefined) options.handed = m.handed;
   records.length = 0;
