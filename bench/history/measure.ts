@@ -309,7 +309,7 @@ function lostLive(trace: RunTrace, run: RunSettings, opts: ViewOptions): string[
   // the token budget.
   const printed = turns.slice(0, -1).findLast((t) => t.prints.length > 0);
   const fits = printed !== undefined && countTokens(renderSeenPrints(seenPrints(printed.prints))) <= (opts.printlnHistoryTokens ?? Infinity) / 2;
-  const recent = opts.strictPrefix || printed === undefined || !fits ? [] : printed.prints.slice(printed.prints.length - Math.ceil(opts.printlnHistoryLimit / 2));
+  const recent = printed === undefined || !fits ? [] : printed.prints.slice(printed.prints.length - Math.ceil(opts.printlnHistoryLimit / 2));
   for (const line of recent) if (!text.includes(line.slice(0, 200))) problems.push(`println line missing: ${line.slice(0, 60)}`);
   return problems;
 }

@@ -21,7 +21,7 @@ import { AgentDefinitionError, describeIssues, shortIssues, shortMessage, type A
 import { errorText, LlmError } from "../llm/errors.js";
 import { extractProgram } from "./extract.js";
 import { buildPrompt, type BuiltPrompt, cacheBreakpointsOf, clientCacheMinimum, historyStrategy, strategySpec, StrategyResultError, type HistoryStrategy } from "./history.js";
-import { checkInheritable, DEFAULTS, isPlainObject, mergeOptions, nestedOptions, pickInheritable, positiveNumber, readRunOptions } from "./options.js";
+import { checkInheritable, DEFAULTS, inheritedOptions, isPlainObject, mergeOptions, nestedOptions, pickInheritable, positiveNumber, readRunOptions } from "./options.js";
 import { TRACE_VERSION } from "../trace/serialize.js";
 import { expandMission, taskMessage } from "./prompt/task.js";
 import { showHidden } from "../trace/redact.js";
@@ -753,7 +753,7 @@ export async function runAgent(agent: Agent, given: RunOptions, parent: RunScope
   const read = readRunOptions(given);
   const run = typeof read === "string" ? {} : read;
   // mergeOptions takes only the inheritable keys, so the run's own options (context, signal...) stay out.
-  const merged = mergeOptions(parent?.options, agent.options, run);
+  const merged = mergeOptions(parent === null ? undefined : inheritedOptions(parent.options), agent.options, run);
   const options = parent === null ? merged : nestedOptions(merged, parent.options);
   const agentRun = new AgentRun(agent, options, run, parent === null ? 0 : parent.depth + 1, parent, approvals, typeof read === "string" ? read : null);
   const step = await agentRun.execute();

@@ -3,6 +3,7 @@
 import { checkViewOptions } from "../trace/view-settings.js";
 import { kindOf } from "../llm/args.js";
 import { resolveIsolation, resolveLimits } from "../lisp/index.js";
+import { isStrategy } from "../compaction/registry.js";
 import { historyStrategy } from "./history.js";
 import { isTracerOption } from "./telemetry.js";
 import type { InheritableOptions, RunOptions } from "./types.js";
@@ -110,6 +111,20 @@ export function mergeOptions(...layers: ReadonlyArray<InheritableOptions | undef
       else (out as Record<string, unknown>)[k] = v;
     }
   }
+  return out;
+}
+
+/**
+ * What a nested run inherits of its caller's options: all but the count of saved turns a resumed
+ * caller shows as full history showed them (`fullTurns`, resume.ts), which are the caller's own. A
+ * run nested in one resumed from full history kept its first turns as written under the full
+ * view's system prompt.
+ */
+export function inheritedOptions(caller: Readonly<InheritableOptions>): InheritableOptions {
+  const out = { ...caller };
+  if (out.view?.fullTurns !== undefined) out.view = { ...out.view, fullTurns: 0 };
+  const spec = out.history;
+  if (typeof spec === "object" && spec !== null && !isStrategy(spec) && spec.options !== undefined && "fullTurns" in spec.options) out.history = { name: spec.name, options: { ...spec.options, fullTurns: 0 } };
   return out;
 }
 

@@ -245,4 +245,22 @@ describe("a system prompt per view (issue 20)", () => {
       expect(step.trace.system).toBe(systemPrompt(agentNow, after ? "compressed" : "full"));
     }
   });
+
+  // The count of saved turns a run resumed from full history keeps as written (fullTurns) was
+  // inherited by the agents it nests: their turns were none of them, and each of their prompts went
+  // out under the full view's system prompt, its first turns kept as written.
+  it("a run nested in one resumed from full history lays out its own turns", async () => {
+    const program = (code: string): string => "```clojure\n" + code + "\n```";
+    const child = SubAgent.create({ prompt: "Count the items.", maxTurns: 3 });
+    const counter = SubAgent.asTool(child, { description: "Counts." });
+    const make = (maxTurns: number) => SubAgent.create({ prompt: "Sum the numbers.", tools: { counter }, maxTurns });
+    const first = make(2);
+    const stopped = await SubAgent.run(first, { llm: scriptedLlm([program("(def xs [1 2 3])\n(println (count xs))"), program("(def total (sum xs))\n(println total)")]) });
+    const live = scriptedLlm([program("(println (tool/counter {:items [1 2]}))"), program("(def n 2)\n(println n)"), program("(println (inc n))"), program("(return n)"), program("(return :done)")]);
+    const step = await SubAgent.resume(make(5), saveRun(stopped, first), { llm: live, compressHistory: true });
+    expect(step.ok, JSON.stringify(step.fail)).toBe(true);
+    const nested = live.requests.slice(1, 4);
+    expect(nested.map((r) => r.messages[0].content === systemPrompt(child, "compressed"))).toEqual([true, true, true]);
+    expect(live.requests[0].messages[0].content).toBe(systemPrompt(make(5), "full"));
+  });
 });
