@@ -313,6 +313,22 @@ describe("a tool that sends a hidden argument back rewritten does not show it", 
     }
   });
 
+  // A word that merely begins or ends a hidden argument is no piece of it: a start or an end counts
+  // when it holds a digit or two thirds of the value. Any of 8+ letters did, and these showed as stand-ins.
+  it.each([
+    ["production-eu-west-1", { env: "production" }],
+    ["alice.smith@example.com", { domain: "example.com" }],
+    ["customer-12345678", { kind: "customer" }],
+    ["quarterly-report-confidential.pdf", { type: "confidential.pdf" }],
+  ])("a tool's result that merely begins or ends like a hidden argument (%s) shows as it is", async (secret, answer) => {
+    const t = { run: () => answer };
+    for (const isolation of ["none", "worker"] as const) {
+      const r = await evaluate("(println (tool/t {:x (:x data/_s)}))", { ctx: { _s: { x: secret } }, isolation, tools: { t } });
+      expect(r.ok).toBe(true);
+      expect(r.prints).toEqual([`{${Object.entries(answer).map(([k, v]) => `:${k} "${v}"`).join(" ")}}`]);
+    }
+  });
+
   it("a tool's message keeps its words that share no piece with a hidden argument", async () => {
     const own = { own: tool({ description: "Checks a token.", input: z.object({ token: z.string() }), run: ({ token }) => { throw new Error(`token rejected: ends ${token.slice(-4)}`); } }) };
     const seen = await run(["(tool/own {:token (:token data/_creds)})", "(return :done)"], { tools: own, compressHistory: false });
