@@ -624,6 +624,12 @@ class Replay {
     const spec = strategySpec(strategy);
     this.unchanged = agent.maxTurns === state.maxTurns && isDeepStrictEqual(spec, state.history?.strategy ?? spec);
     this.system = withTurnMode(state.trace.system, agent.maxTurns > 1);
+    this.llm = {
+      name: "resume",
+      ...(liveLlm.cacheModel === undefined ? {} : { cacheModel: liveLlm.cacheModel }),
+      standsFor: liveLlm.standsFor ?? liveLlm.name,
+      complete: (request: LlmRequest): Promise<LlmResponse> => this.complete(request),
+    };
   }
 
   /** The summarizer of the resumed run: the recorded summaries while replaying, then the live one (or none). */
@@ -636,10 +642,13 @@ class Replay {
     };
   }
 
-  readonly llm: Llm = {
-    name: "resume",
-    complete: (request: LlmRequest): Promise<LlmResponse> => this.complete(request),
-  };
+  /**
+   * It answers for the live client, whose cache the loop lays out a strategy the resume names for
+   * (`history: "interpreter-summaries"`), as the checks build it: told nothing, the loop took the
+   * token-prefix layout and the default minimum, and a compressed run resumed so under an Anthropic
+   * client was refused at its first prompt ("the system prompt differs from the saved run's").
+   */
+  readonly llm: Llm;
 
   // Only the resumed run's own requests arrive while replaying (replayed tool calls start
   // no nested agents); once live, every request (nested agents' too) goes to the live LLM.

@@ -670,23 +670,28 @@ describe("compressed history is never dearer than full history", () => {
       for (const [saved, compressFirst] of [[2, true], [12, false]] as const) {
         const stopped = await SubAgent.run(agent, { llm: scriptedLlm(replies.slice(0, saved)), context: { rows }, compressHistory: compressFirst });
         const state = saveRun(stopped, agent);
-        const [full, compressed, bare] = await Promise.all(
-          [{ compressHistory: false }, { compressHistory: true }, {}].map(async (options) => {
-            const step = await SubAgent.resume(agent, state, { llm: anthropic(replies.slice(saved)), context: { rows }, ...options });
-            const meter = createMeter(model);
-            const settings = step.trace.settings!;
-            // Priced as sent to the new provider (nothing of it cached yet), marked as the client marks them.
-            for (const t of step.trace.turns.slice(saved)) {
-              const view = compressedView({ system: step.trace.system, task: step.trace.task, turns: step.trace.turns.slice(0, t.number - 1), maxTurns: n, toolsWithdrawn: settings.toolsWithdrawn, maxPrintChars: settings.maxPrintChars }, settings.view);
-              meter.add({ messages: t.messages, breakpoints: [...cacheMarks({ messages: t.messages, ...(view.breakpoints === undefined ? {} : { cacheBreakpoints: view.breakpoints }) })] });
-            }
-            return meter.totals.cost;
-          }),
-        );
+        const costs: number[] = [];
+        // One at a time: five at once on a loaded machine ran a replayed turn past the interpreter's timeout.
+        for (const options of [{ compressHistory: false }, { compressHistory: true }, {}, { history: "interpreter-summaries" }, { history: { name: "interpreter-summaries", options: { sampleChars: 80 } } }]) {
+          const step = await SubAgent.resume(agent, state, { llm: anthropic(replies.slice(saved)), context: { rows }, ...options });
+          const meter = createMeter(model);
+          const settings = step.trace.settings!;
+          // Priced as sent to the new provider (nothing of it cached yet), marked as the client marks them.
+          for (const t of step.trace.turns.slice(saved)) {
+            const view = compressedView({ system: step.trace.system, task: step.trace.task, turns: step.trace.turns.slice(0, t.number - 1), maxTurns: n, toolsWithdrawn: settings.toolsWithdrawn, maxPrintChars: settings.maxPrintChars }, settings.view);
+            meter.add({ messages: t.messages, breakpoints: [...cacheMarks({ messages: t.messages, ...(view.breakpoints === undefined ? {} : { cacheBreakpoints: view.breakpoints }) })] });
+          }
+          costs.push(meter.totals.cost);
+        }
+        const [full, compressed, bare, named, spec] = costs;
         const what = `${client}, saved ${compressFirst ? "compressed" : "under full history"} after ${saved}`;
         expect(compressed / full, what).toBeLessThanOrEqual(1);
         // Resumed without options, a compressed run stays compressed, laid out alike.
         if (compressFirst) expect(bare, what).toBe(compressed);
+        // So is one resumed with the strategy by name or spec: the loop, seeing only the replay's
+        // llm, laid it out for no cache (token-prefix, 1,024) while the replay's checks built it for
+        // the client's, and the resume was refused ("the system prompt differs from the saved run's").
+        expect([named, spec], what).toEqual([compressed, compressed]);
       }
     }
   }, 60_000);
