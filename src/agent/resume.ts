@@ -703,7 +703,7 @@ class Replay {
         throw new ResumeError(
           at === 0
             ? `resume: the system prompt differs from the saved run's (different tools, tool descriptions or output schema, or a history strategy whose prompt is not a function of its input and state?): ${firstLineDifference(was, is)}`
-            : `resume: the task message differs from the saved run's: ${taskDifference(was, is)}`,
+            : `resume: the task message differs from the saved run's: ${this.resampled(was, is) ?? taskDifference(was, is)}`,
         );
       }
       if (at !== -1) {
@@ -716,6 +716,17 @@ class Replay {
     if (n === this.saved.length && this.unchanged && this.state.history !== undefined && !isDeepStrictEqual(this.expectedState ?? null, this.state.history.state)) {
       throw refused("the history strategy's state rebuilt from the saved turns differs from the saved one");
     }
+  }
+
+  /**
+   * Why the task differs when the resume sets other sample options than the saved run's: told that
+   * "the context (input data) differs", a host resuming with the same context looked there.
+   */
+  private resampled(was: string, is: string): string | undefined {
+    const changed = (["sampleItems", "sampleChars"] as const).filter((k) => this.options.view?.[k] !== undefined && this.options.view[k] !== this.state.view[k]);
+    if (changed.length === 0) return undefined;
+    const given = changed.map((k) => `view.${k} ${String(this.options.view?.[k])} (the saved run's: ${this.state.view[k]})`).join(" and ");
+    return `${given} ${changed.length === 1 ? "shapes" : "shape"} its data samples, which the saved run sent with its own: resume without changing ${changed.length === 1 ? "it" : "them"} (${firstLineDifference(was, is)})`;
   }
 
   private info(): { maxTurns: number; toolsWithdrawn: boolean } {
