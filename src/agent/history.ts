@@ -43,10 +43,12 @@ function hostRecords(input: ViewInput): ViewInput {
 
 /**
  * The shortest prefix the client's model caches (its price's `minTokens`, prices.ts), by the model
- * its name gives (`anthropic:claude-haiku-4-5`: 4,096), or undefined for a model no table knows.
+ * its name gives (`anthropic:claude-haiku-4-5`: 4,096; a replay's, the recorded client's name,
+ * `standsFor`), or undefined for a model no table knows.
  */
-export function clientCacheMinimum(llm: Pick<Llm, "name"> | undefined): number | undefined {
-  const model = typeof llm?.name === "string" ? providerOf(llm.name).model : undefined;
+export function clientCacheMinimum(llm: Pick<Llm, "name" | "standsFor"> | undefined): number | undefined {
+  const name = typeof llm?.standsFor === "string" ? llm.standsFor : llm?.name;
+  const model = typeof name === "string" ? providerOf(name).model : undefined;
   const cache = model === undefined ? undefined : lookupPrice(model)?.cache;
   return cache === undefined || cache.kind === "none" ? undefined : cache.minTokens;
 }

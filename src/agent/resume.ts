@@ -28,11 +28,11 @@ import { AgentDefinitionError, describeIssues } from "./errors.js";
 import { errorText } from "../llm/errors.js";
 import { buildPrompt, clientCacheMinimum, historyStrategy, recordedSummarizer, strategySpec, type HistoryStrategy } from "./history.js";
 import { runAgent } from "./loop.js";
-import { checkInheritable, isPlainObject, pickInheritable, readRunOptions } from "./options.js";
+import { checkInheritable, isPlainObject, mergeOptions, pickInheritable, readRunOptions } from "./options.js";
 import { hiddenOutcome, showHidden } from "../trace/redact.js";
 import { askedArgs, heldResult, holdResult, replayAnswer } from "../trace/record.js";
 import { isHeld } from "../trace/totals.js";
-import type { Agent, RunOptions, Step, UsageTotals } from "./types.js";
+import type { Agent, InheritableOptions, RunOptions, Step, UsageTotals } from "./types.js";
 import { answersItself, claimRecord, parseOwn, recordedFailure, tool, type Tool, type ToolRunContext } from "./tools.js";
 import type { ToolCallTrace, Turn } from "../trace/trace.js";
 import { approvalDecisionSchema, readRunState, ResumeError, RUN_STATE_FORMAT, RUN_STATE_VERSION, type RunState, type SavedDefinition, savedMemorySchema } from "../trace/run-state.js";
@@ -337,7 +337,15 @@ async function resumeState(agent: Agent, state: RunState, resumeOptions: ResumeO
   } catch (e) {
     throw refused(`the saved run's history strategy cannot be rebuilt: ${(e as Error).message}`);
   }
-  const replay = new Replay(saved, state, agent, run, live, strategy, approvals.paused?.turn ?? 0, cut);
+  // What an agent started live inherits (Replay.live): the saved settings, as a run's nested agents
+  // inherit its options, but not what rebuilds this run's own prompts: its strategy as a spec (which
+  // overrode a nested agent's own compressHistory), its client's cache and the saved turns kept whole.
+  // A compressed nested agent with its own claude-haiku-4 client took this run's 1,024-token minimum:
+  // 1.67x its full history, where the same call in a run not resumed costs 0.94x (never-dearer.test.ts).
+  const { cacheModel: _model, cacheMinTokens: _minimum, fullTurns: _kept, ...carried } = view;
+  const named = savedSpec !== undefined && savedSpec.name !== "full" && savedSpec.name !== INTERPRETER_STRATEGY ? { history: savedSpec } : {};
+  const inherited = mergeOptions(agent.options, { compressHistory, printlnHistoryLimit, maxPrintChars: state.maxPrintChars, ...named, view: carried }, pickInheritable(options));
+  const replay = new Replay(saved, state, agent, run, live, strategy, approvals.paused?.turn ?? 0, cut, inherited);
   const replaying = create({
     prompt: agent.prompt,
     tools: replay.tools(agent.tools),
@@ -608,12 +616,20 @@ class Replay {
     private readonly pausedTurn: number,
     /** The turn an abort or the deadline cut short (0: none): its calls that had finished are answered from their records, the others run live. */
     private readonly cutTurn: number,
+    /** The options an agent started by a live call inherits. */
+    private readonly inherited: InheritableOptions,
   ) {
     this.summaries = saved.flatMap(recordedSummaries);
     this.expectedSummaries = recordedSummarizer(this.summaries);
     const spec = strategySpec(strategy);
     this.unchanged = agent.maxTurns === state.maxTurns && isDeepStrictEqual(spec, state.history?.strategy ?? spec);
     this.system = withTurnMode(state.trace.system, agent.maxTurns > 1);
+    this.llm = {
+      name: "resume",
+      ...(liveLlm.cacheModel === undefined ? {} : { cacheModel: liveLlm.cacheModel }),
+      standsFor: liveLlm.standsFor ?? liveLlm.name,
+      complete: (request: LlmRequest): Promise<LlmResponse> => this.complete(request),
+    };
   }
 
   /** The summarizer of the resumed run: the recorded summaries while replaying, then the live one (or none). */
@@ -626,10 +642,13 @@ class Replay {
     };
   }
 
-  readonly llm: Llm = {
-    name: "resume",
-    complete: (request: LlmRequest): Promise<LlmResponse> => this.complete(request),
-  };
+  /**
+   * It answers for the live client, whose cache the loop lays out a strategy the resume names for
+   * (`history: "interpreter-summaries"`), as the checks build it: told nothing, the loop took the
+   * token-prefix layout and the default minimum, and a compressed run resumed so under an Anthropic
+   * client was refused at its first prompt ("the system prompt differs from the saved run's").
+   */
+  readonly llm: Llm;
 
   // Only the resumed run's own requests arrive while replaying (replayed tool calls start
   // no nested agents); once live, every request (nested agents' too) goes to the live LLM.
@@ -684,7 +703,7 @@ class Replay {
         throw new ResumeError(
           at === 0
             ? `resume: the system prompt differs from the saved run's (different tools, tool descriptions or output schema, or a history strategy whose prompt is not a function of its input and state?): ${firstLineDifference(was, is)}`
-            : `resume: the task message differs from the saved run's: ${taskDifference(was, is)}`,
+            : `resume: the task message differs from the saved run's: ${this.resampled(was, is) ?? taskDifference(was, is)}`,
         );
       }
       if (at !== -1) {
@@ -697,6 +716,17 @@ class Replay {
     if (n === this.saved.length && this.unchanged && this.state.history !== undefined && !isDeepStrictEqual(this.expectedState ?? null, this.state.history.state)) {
       throw refused("the history strategy's state rebuilt from the saved turns differs from the saved one");
     }
+  }
+
+  /**
+   * Why the task differs when the resume sets other sample options than the saved run's: told that
+   * "the context (input data) differs", a host resuming with the same context looked there.
+   */
+  private resampled(was: string, is: string): string | undefined {
+    const changed = (["sampleItems", "sampleChars"] as const).filter((k) => this.options.view?.[k] !== undefined && this.options.view[k] !== this.state.view[k]);
+    if (changed.length === 0) return undefined;
+    const given = changed.map((k) => `view.${k} ${String(this.options.view?.[k])} (the saved run's: ${this.state.view[k]})`).join(" and ");
+    return `${given} ${changed.length === 1 ? "shapes" : "shape"} its data samples, which the saved run sent with its own: resume without changing ${changed.length === 1 ? "it" : "them"} (${firstLineDifference(was, is)})`;
   }
 
   private info(): { maxTurns: number; toolsWithdrawn: boolean } {
@@ -743,11 +773,11 @@ class Replay {
   /**
    * A live call's context, the call told as live. An agent it starts (SubAgent.asTool) inherits the caller's models: the
    * live ones, not the replay's, which would take its prompts for the saved run's (the paused
-   * turn's calls run live before the replay hands over).
+   * turn's calls run live before the replay hands over); and the caller's options as a run passes them (`inherited`).
    */
   private live(ctx: ToolRunContext): ToolRunContext {
     ctx.answering?.("live");
-    const options = { ...ctx.scope.options, llm: this.liveLlm, historyLlm: this.options.historyLlm ?? this.agent.options.historyLlm };
+    const options = { ...this.inherited, llm: this.liveLlm, historyLlm: this.options.historyLlm ?? this.agent.options.historyLlm };
     return { ...ctx, scope: { ...ctx.scope, options } };
   }
 

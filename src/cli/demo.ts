@@ -91,7 +91,7 @@ function settling(llm: Llm): { llm: Llm; settled: () => Promise<void> } {
   return {
     llm: {
       name: llm.name,
-      ...cacheModelOf(llm),
+      ...cacheOf(llm),
       complete(request) {
         const call = llm.complete(request);
         const ended: Promise<void> = call.then(
@@ -111,14 +111,18 @@ function settling(llm: Llm): { llm: Llm; settled: () => Promise<void> } {
 /** Plain-data comparison: key order and null-prototype objects do not matter. */
 const sameData = (a: unknown, b: unknown): boolean => isDeepStrictEqual(JSON.parse(JSON.stringify(a ?? null)), JSON.parse(JSON.stringify(b ?? null)));
 
-/** A wrapper keeps the client's cache model: without it a compressed history is laid out for a token-prefix cache whatever the provider (Anthropic's is a breakpoint one). */
-const cacheModelOf = (llm: Llm): Pick<Llm, "cacheModel"> => (llm.cacheModel === undefined ? {} : { cacheModel: llm.cacheModel });
+/**
+ * A wrapper keeps the client's cache settings: without its cache model a compressed history is laid
+ * out for a token-prefix cache whatever the provider (Anthropic's is a breakpoint one); without a
+ * replay's `standsFor`, for the default cache minimum instead of the recorded model's.
+ */
+const cacheOf = (llm: Llm): Pick<Llm, "cacheModel" | "standsFor"> => ({ ...(llm.cacheModel === undefined ? {} : { cacheModel: llm.cacheModel }), ...(llm.standsFor === undefined ? {} : { standsFor: llm.standsFor }) });
 
 /** Tells the user which turn the (slow) live model is on. */
 function announcing(llm: Llm, io: Pick<Io, "stderr">): Llm {
   return {
     name: llm.name,
-    ...cacheModelOf(llm),
+    ...cacheOf(llm),
     complete(request) {
       io.stderr.write(`… turn ${request.turn ?? "?"}: waiting for ${llm.name}\n`);
       return llm.complete(request);

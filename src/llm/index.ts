@@ -7,5 +7,5 @@ export { openaiLlm, type OpenAiLlmOptions, type RetryInfo } from "./openai.js";
 export { anthropicLlm, type AnthropicLlmOptions } from "./anthropic.js";
 export { aiSdkLlm, type AiSdkLlmOptions } from "./ai-sdk.js";
 export { scriptedLlm, type ScriptedLlm, type ScriptedLlmOptions, type ScriptedReply } from "./scripted.js";
-export { recordingLlm, type RecordedCall, type RecordingOptions } from "./recorder.js";
+export { recordingLlm, type RecordedCall, type RecordedClient, type RecordingOptions } from "./recorder.js";
 export { replayLlm, loadRecording, parseRecording, type ReplayLlm, type ReplayOptions } from "./replay.js";

@@ -16,6 +16,18 @@ export interface RecordedCall {
   error?: { kind: LlmErrorKind | "unknown"; message: string };
   /** Wall time of the call. */
   ms: number;
+  /**
+   * The client the call went through, what a run lays its prompts out for: its name (whose model's
+   * cache minimum a compressed history takes) and its cache model. A replay reports them, so it is
+   * sent the recorded prompts. Absent in recordings made before they were recorded.
+   */
+  client?: RecordedClient;
+}
+
+/** A recorded client's cache settings: `Llm.name` (or the `standsFor` of one that answers for another) and `Llm.cacheModel`. */
+export interface RecordedClient {
+  name: string;
+  cacheModel?: NonNullable<Llm["cacheModel"]>;
 }
 
 export interface RecordingOptions {
@@ -63,10 +75,15 @@ export function recordingLlm(inner: Llm, file: string, options: RecordingOptions
     });
   };
 
+  // Kept on each line (a file may hold runs of several clients): a replay of a compressed run that
+  // reported no cache kind and a generic name was sent other prompts than those recorded.
+  const client = recordedClient(inner);
+
   return {
     name: inner.name,
     // What the agent lays a compressed history out for: the recorded client's cache, not a guess.
     ...(inner.cacheModel === undefined ? {} : { cacheModel: inner.cacheModel }),
+    ...(inner.standsFor === undefined ? {} : { standsFor: inner.standsFor }),
     async complete(request) {
       // Nothing to record for a request no client can send: the inner client's own check says so.
       if (requestProblem(inner.name, request) !== undefined) return inner.complete(request);
@@ -83,17 +100,25 @@ export function recordingLlm(inner: Llm, file: string, options: RecordingOptions
         // A client may reject with anything, some of which String() cannot convert (errorText reads it safely).
         const error = { kind: e instanceof LlmError ? e.kind : ("unknown" as const), message: errorText(e) };
         // A failed write must not hide the failure being recorded: report both.
-        const unwritten = await write({ request: recorded, error, ms: Math.round(performance.now() - started) }).then(
+        const unwritten = await write({ request: recorded, error, ms: Math.round(performance.now() - started), ...(client && { client }) }).then(
           () => undefined,
           (w: LlmError) => w,
         );
         if (unwritten) throw new LlmError(e instanceof LlmError ? e.kind : "config", `${error.message}; and ${unwritten.message}`);
         throw e;
       }
-      await write({ request: recorded, response, ms: Math.round(performance.now() - started) });
+      await write({ request: recorded, response, ms: Math.round(performance.now() - started), ...(client && { client }) });
       return response;
     },
   };
+}
+
+/** `inner`'s cache settings as a replay loads them (none for a client without a name). */
+function recordedClient(inner: Llm): RecordedClient | undefined {
+  const name = typeof inner.standsFor === "string" ? inner.standsFor : inner.name;
+  if (typeof name !== "string") return undefined;
+  const { cacheModel } = inner;
+  return { name, ...(cacheModel === "token-prefix" || cacheModel === "breakpoint" ? { cacheModel } : {}) };
 }
 
 /** Whether `file` is `size` bytes long and ends with `last` (when given): as a recorder left it. */

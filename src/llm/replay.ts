@@ -7,7 +7,7 @@ import { readFileSync } from "node:fs";
 import { jsonSyntaxProblem } from "../json/json-error.js";
 import { isArrayArg, isObjectArg, kindOf, mustBe, requestProblem } from "./args.js";
 import { abortError, LlmError, type LlmErrorKind } from "./errors.js";
-import type { RecordedCall } from "./recorder.js";
+import type { RecordedCall, RecordedClient } from "./recorder.js";
 import { messageText } from "./messages.js";
 import { streamWhole } from "./stream.js";
 import type { ChatMessage, Llm } from "./types.js";
@@ -30,6 +30,7 @@ export function replayLlm(source: string | readonly RecordedCall[], options: Rep
   const calls = typeof source === "string" ? loadRecording(source) : checkCalls(source);
   const name = options.name ?? (typeof source === "string" ? `replay:${source}` : "replay");
   const check = options.checkRequests ?? true;
+  const client = recordedClient(calls);
   // Served calls; `next` is the first not served yet, `left` how many are not.
   const served = new Array<boolean>(calls.length).fill(false);
   let next = 0;
@@ -37,6 +38,9 @@ export function replayLlm(source: string | readonly RecordedCall[], options: Rep
 
   return {
     name,
+    // The recorded client's cache settings, which a compressed history lays the recorded prompts out for.
+    ...(client?.cacheModel === undefined ? {} : { cacheModel: client.cacheModel }),
+    ...(client === undefined ? {} : { standsFor: client.name }),
     get remaining() {
       return left;
     },
@@ -68,6 +72,17 @@ export function replayLlm(source: string | readonly RecordedCall[], options: Rep
       return response;
     },
   };
+}
+
+/** The client the recording was made through: the one its lines name, when they agree (none for runs recorded through different clients, or before clients were recorded). */
+function recordedClient(calls: readonly RecordedCall[]): RecordedClient | undefined {
+  let client: RecordedClient | undefined;
+  for (const c of calls) {
+    if (c.client === undefined) continue;
+    if (client !== undefined && (c.client.name !== client.name || c.client.cacheModel !== client.cacheModel)) return undefined;
+    client = c.client;
+  }
+  return client;
 }
 
 /** Reads and validates a recording; every problem names the file and line. */
@@ -117,12 +132,16 @@ const KINDS: ReadonlySet<string> = new Set<LlmErrorKind | "unknown">(["config", 
 
 function checkCall(v: unknown): string | undefined {
   if (!isObjectArg(v)) return `expected an object with request and response, got ${kindOf(v)}`;
-  const { request, response, error } = v as Partial<Record<keyof RecordedCall, unknown>>;
+  const { request, response, error, client } = v as Partial<Record<keyof RecordedCall, unknown>>;
   const messages = (request as { messages?: unknown } | undefined)?.messages;
   if (!Array.isArray(messages)) return "request.messages is missing";
   for (const m of messages as unknown[]) {
     const { role, content } = (isObjectArg(m) ? m : {}) as { role?: unknown; content?: unknown };
     if (typeof role !== "string" || !ROLES.has(role) || typeof content !== "string") return "request.messages holds a message without a valid role and text content";
+  }
+  if (client !== undefined) {
+    const { name, cacheModel } = (isObjectArg(client) ? client : {}) as { name?: unknown; cacheModel?: unknown };
+    if (typeof name !== "string" || (cacheModel !== undefined && cacheModel !== "token-prefix" && cacheModel !== "breakpoint")) return 'client needs a name and, if any, the cacheModel "token-prefix" or "breakpoint"';
   }
   if (error !== undefined) {
     const { kind, message } = error as { kind?: unknown; message?: unknown };

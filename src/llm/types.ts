@@ -82,5 +82,11 @@ export interface Llm {
    * view lays its summaries out for it unless `view.cacheModel` says otherwise.
    */
   readonly cacheModel?: "token-prefix" | "breakpoint";
+  /**
+   * The name of the client this one answers for, when it is not its own: a replay's recorded client
+   * (`anthropic:claude-haiku-4-5`). A compressed history takes the cache minimum of the model this
+   * name gives, as it would the recorded client's, so the replay sends the recorded prompts.
+   */
+  readonly standsFor?: string;
   complete(request: LlmRequest): Promise<LlmResponse>;
 }

@@ -184,6 +184,60 @@ describe("recordingLlm and replayLlm", () => {
     expect(replayed.value).toEqual(["A", "B"]);
   });
 
+  // A compressed history is laid out for the client's cache: its kind (`cacheModel`) and its
+  // model's minimum, by its name. A replay reported neither (a generic name), so a compressed run
+  // recorded through an Anthropic client was refused at its first request, its prompts laid out for
+  // another cache: "request 1 differs from the recording: message 1 (system) differs at character
+  // 9400". The recording keeps the client's name and cache model; the replay reports them.
+  it("replays a compressed run recorded through a breakpoint client whose model caches from 4,096 tokens", async () => {
+    const code = (body: string) => "```clojure\n" + body + "\n```";
+    const rows = Array.from({ length: 300 }, (_, i) => ({ id: i, sku: `SKU-${10000 + i}`, city: ["Oslo", "Lima", "Perth", "Tokyo"][i % 4], qty: (i * 7) % 13 }));
+    const replies = [...Array.from({ length: 29 }, (_, k) => code(k % 3 === 0 ? `(def acc${k % 5} (take 3 (drop ${k} data/rows)))` : `(println (take 2 (drop ${k * 4} data/rows)))`)), code("(return 1)")];
+    const agent = SubAgent.create({ prompt: "Look at the rows.", maxTurns: replies.length });
+    const scripted = scriptedLlm(replies);
+    const anthropic: Llm = { name: "anthropic:claude-haiku-4-5", cacheModel: "breakpoint", complete: (request) => scripted.complete(request) };
+    const file = join(dir, "compressed.jsonl");
+    const again = join(dir, "compressed-again.jsonl");
+    const run = (llm: Llm, history?: string) => SubAgent.run(agent, { llm, context: { rows }, ...(history === undefined ? { compressHistory: true } : { history }) });
+    const recorded = await run(recordingLlm(anthropic, file, { fresh: true }));
+    expect(recorded.trace.settings?.view).toMatchObject({ cacheModel: "breakpoint", cacheMinTokens: 4096 });
+    expect(loadRecording(file)[0].client).toEqual({ name: "anthropic:claude-haiku-4-5", cacheModel: "breakpoint" });
+    // Replayed, and replayed while recorded again (ptc demo --replay --record): the same prompts, to the end.
+    const replay = replayLlm(file);
+    expect([replay.cacheModel, replay.standsFor]).toEqual(["breakpoint", "anthropic:claude-haiku-4-5"]);
+    const replayed = await run(recordingLlm(replay, again, { fresh: true }));
+    expect(replayed.fail?.message).toBeUndefined();
+    expect(replay.remaining).toBe(0);
+    expect(replayed.trace.settings?.view).toEqual(recorded.trace.settings?.view);
+    expect(loadRecording(again).map((c) => c.client)).toEqual(loadRecording(file).map((c) => c.client));
+    // Each setting counts: without the kind the first request differs, without the model's minimum the 20th.
+    for (const [llm, turn] of [[{ name: "replay", cacheModel: "breakpoint" }, 1], [{ name: "replay", standsFor: "anthropic:claude-haiku-4-5" }, 20]] as const) {
+      const partial = replayLlm(file, { name: "replay" });
+      const step = await run({ ...llm, complete: (request) => partial.complete(request) });
+      expect(step.fail?.message).toMatch(new RegExp(`^LLM request failed on turn ${turn}: replay: request ${turn} differs from the recording`));
+    }
+    // A named strategy takes them as the view does.
+    const named = join(dir, "named.jsonl");
+    await run(recordingLlm({ ...anthropic, complete: scriptedLlm(replies).complete }, named, { fresh: true }), "interpreter-summaries");
+    expect((await run(replayLlm(named), "interpreter-summaries")).fail?.message).toBeUndefined();
+  });
+
+  it("reports the recorded client's cache settings only where the recording names one client: not for one made before they were recorded, nor for runs of two clients appended", () => {
+    const call = (client?: RecordedCall["client"]): RecordedCall => ({ request: { messages: [task] }, response: { content: "(return 1)" }, ms: 1, ...(client === undefined ? {} : { client }) });
+    const haiku = { name: "anthropic:claude-haiku-4-5", cacheModel: "breakpoint" as const };
+    const rows: Array<[RecordedCall[], Pick<Llm, "cacheModel" | "standsFor">]> = [
+      [[call(), call()], {}],
+      [[call(), call(haiku)], { cacheModel: "breakpoint", standsFor: "anthropic:claude-haiku-4-5" }],
+      [[call({ name: "openai:gpt-4o" })], { standsFor: "openai:gpt-4o" }],
+      [[call(haiku), call({ name: "openai:gpt-4o" })], {}],
+      [[call(haiku), call({ name: haiku.name })], {}],
+    ];
+    for (const [calls, reported] of rows) {
+      const replay = replayLlm(calls);
+      expect({ cacheModel: replay.cacheModel, standsFor: replay.standsFor }).toEqual({ cacheModel: undefined, standsFor: undefined, ...reported });
+    }
+  });
+
   it("names a missing or extra message", async () => {
     const file = join(dir, "count.jsonl");
     await record(file);
@@ -287,6 +341,8 @@ describe("loadRecording: bad files", () => {
     expect(() => loadRecording(write("bad-role.jsonl", '{"request":{"messages":[{"role":"robot","content":"x"}]},"response":{"content":"x"}}\n'))).toThrow(/without a valid role/);
     expect(() => loadRecording(write("no-reply.jsonl", '{"request":{"messages":[]},"response":{}}\n'))).toThrow(/response\.content is missing/);
     expect(() => loadRecording(write("bad-err.jsonl", '{"request":{"messages":[]},"error":{"kind":"boom","message":"x"}}\n'))).toThrow(/error needs a known kind/);
+    expect(() => loadRecording(write("bad-client.jsonl", '{"request":{"messages":[]},"response":{"content":"x"},"client":{"cacheModel":"breakpoint"}}\n'))).toThrow(/bad-client\.jsonl:1: client needs a name/);
+    expect(() => loadRecording(write("bad-cache.jsonl", '{"request":{"messages":[]},"response":{"content":"x"},"client":{"name":"x","cacheModel":"lru"}}\n'))).toThrow(/client needs a name and, if any, the cacheModel/);
   });
 
   it("checks recorded calls given directly, too", () => {

@@ -670,23 +670,28 @@ describe("compressed history is never dearer than full history", () => {
       for (const [saved, compressFirst] of [[2, true], [12, false]] as const) {
         const stopped = await SubAgent.run(agent, { llm: scriptedLlm(replies.slice(0, saved)), context: { rows }, compressHistory: compressFirst });
         const state = saveRun(stopped, agent);
-        const [full, compressed, bare] = await Promise.all(
-          [{ compressHistory: false }, { compressHistory: true }, {}].map(async (options) => {
-            const step = await SubAgent.resume(agent, state, { llm: anthropic(replies.slice(saved)), context: { rows }, ...options });
-            const meter = createMeter(model);
-            const settings = step.trace.settings!;
-            // Priced as sent to the new provider (nothing of it cached yet), marked as the client marks them.
-            for (const t of step.trace.turns.slice(saved)) {
-              const view = compressedView({ system: step.trace.system, task: step.trace.task, turns: step.trace.turns.slice(0, t.number - 1), maxTurns: n, toolsWithdrawn: settings.toolsWithdrawn, maxPrintChars: settings.maxPrintChars }, settings.view);
-              meter.add({ messages: t.messages, breakpoints: [...cacheMarks({ messages: t.messages, ...(view.breakpoints === undefined ? {} : { cacheBreakpoints: view.breakpoints }) })] });
-            }
-            return meter.totals.cost;
-          }),
-        );
+        const costs: number[] = [];
+        // One at a time: five at once on a loaded machine ran a replayed turn past the interpreter's timeout.
+        for (const options of [{ compressHistory: false }, { compressHistory: true }, {}, { history: "interpreter-summaries" }, { history: { name: "interpreter-summaries", options: { sampleChars: 80 } } }]) {
+          const step = await SubAgent.resume(agent, state, { llm: anthropic(replies.slice(saved)), context: { rows }, ...options });
+          const meter = createMeter(model);
+          const settings = step.trace.settings!;
+          // Priced as sent to the new provider (nothing of it cached yet), marked as the client marks them.
+          for (const t of step.trace.turns.slice(saved)) {
+            const view = compressedView({ system: step.trace.system, task: step.trace.task, turns: step.trace.turns.slice(0, t.number - 1), maxTurns: n, toolsWithdrawn: settings.toolsWithdrawn, maxPrintChars: settings.maxPrintChars }, settings.view);
+            meter.add({ messages: t.messages, breakpoints: [...cacheMarks({ messages: t.messages, ...(view.breakpoints === undefined ? {} : { cacheBreakpoints: view.breakpoints }) })] });
+          }
+          costs.push(meter.totals.cost);
+        }
+        const [full, compressed, bare, named, spec] = costs;
         const what = `${client}, saved ${compressFirst ? "compressed" : "under full history"} after ${saved}`;
         expect(compressed / full, what).toBeLessThanOrEqual(1);
         // Resumed without options, a compressed run stays compressed, laid out alike.
         if (compressFirst) expect(bare, what).toBe(compressed);
+        // So is one resumed with the strategy by name or spec: the loop, seeing only the replay's
+        // llm, laid it out for no cache (token-prefix, 1,024) while the replay's checks built it for
+        // the client's, and the resume was refused ("the system prompt differs from the saved run's").
+        expect([named, spec], what).toEqual([compressed, compressed]);
       }
     }
   }, 60_000);
@@ -694,6 +699,44 @@ describe("compressed history is never dearer than full history", () => {
   // The generated traces with their own short system prompt (about 120 tokens), under the
   // providers' usual 1,024-token minimum: before the first turns were kept as full history shows
   // them, 1.23-1.34x full history under a token-prefix cache, 1.17x under breakpoints (seeds 11, 14).
+  // A nested agent started in a live turn of a resumed run inherited the options the resume set to
+  // rebuild the caller's own prompts: its strategy as a spec, which overrode the nested agent's own
+  // compressHistory, and the caller's client's cache. A compressed nested agent with its own
+  // claude-haiku-4 client (4,096-token minimum) under a gpt-4o or claude-sonnet-4 caller took the
+  // caller's 1,024: 86,459 token-equivalents against 51,817 for its full history (1.67x), where the
+  // same call in a run not resumed costs 48,782 (0.94x); one compressed by its own option under a
+  // caller run without compression ran uncompressed (1.00x). Now it inherits what a run passes: 0.94x.
+  it("a nested agent with its own client, started live in a resumed run, is laid out as in a run not resumed", async () => {
+    const code = (body: string): string => "```clojure\n" + body + "\n```";
+    const leafReplies = [...Array.from({ length: 25 }, (_, k) => code(`(def v${k} (mapv (fn [i] {:id i :sku (str "SKU-" (+ 1000 i)) :city data/city}) (range ${k * 4} ${k * 4 + 3})))\n(println (mapv (fn [i] {:id i :note (str "note " i)}) (range ${k * 5} ${k * 5 + 2})))`)), code("(return 1)")];
+    const topReplies = [code("(def a 1)"), code("(def b 2)"), code('(return (tool/explore {:city "Oslo"}))')];
+    // [the caller's client, whose compression setting: the caller's run option or the nested agent's own]
+    const rows = [["openai:gpt-4o", undefined, "caller"], ["anthropic:claude-sonnet-4", "breakpoint", "caller"], ["openai:gpt-4o", undefined, "own"]] as const;
+    for (const [name, cacheModel, setting] of rows) {
+      const costs: Record<string, number> = {};
+      for (const compressHistory of [true, false]) {
+        for (const resumed of [false, true]) {
+          const meter = createMeter(MIN_4096.breakpoint);
+          const leafScript = scriptedLlm(leafReplies);
+          const haiku: Llm = { name: "anthropic:claude-haiku-4-5", cacheModel: "breakpoint", complete: (request) => (meter.add({ messages: request.messages, breakpoints: [...cacheMarks(request)] }), leafScript.complete(request)) };
+          const leaf = SubAgent.create({ prompt: "Explore the rows of {{city}}", output: z.number(), maxTurns: leafReplies.length, llm: haiku, ...(setting === "own" ? { compressHistory } : {}) });
+          const top = SubAgent.create({ prompt: "Look at the rows.", tools: { explore: SubAgent.asTool(leaf) }, maxTurns: topReplies.length + 1 });
+          const caller = (replies: readonly string[]): Llm => ({ ...scriptedLlm(replies), name, ...(cacheModel === undefined ? {} : { cacheModel }) });
+          const options = setting === "caller" ? { compressHistory } : {};
+          const step = resumed
+            ? await SubAgent.resume(top, saveRun(await SubAgent.run(top, { llm: caller(topReplies.slice(0, 2)), ...options }), top), { llm: caller(topReplies.slice(2)) })
+            : await SubAgent.run(top, { llm: caller(topReplies), ...options });
+          expect(step.fail?.message).toBeUndefined();
+          expect(step.value).toBe(1);
+          costs[`${compressHistory ? "compressed" : "full"}${resumed ? ", resumed" : ""}`] = meter.totals.cost;
+        }
+      }
+      const what = `${name}, compressed by the ${setting === "caller" ? "caller's" : "nested agent's own"} option`;
+      expect(costs["compressed, resumed"] / costs["full, resumed"], what).toBeLessThan(1);
+      expect(costs["compressed, resumed"], what).toBe(costs["compressed"]);
+    }
+  }, 60_000);
+
   it("generated traces whose system prompt is below the cache's minimum, under both cache models, within 3%", () => {
     expectGenerated("You write PTC-Lisp programs.\n".repeat(20));
   }, 60_000);

@@ -629,6 +629,23 @@ describe("resumeRun", () => {
     expect((await resumeRun(make(6), state, { llm: scriptedLlm(replies.slice(3)), context })).value).toEqual({ gold: 162.75, silver: 80 });
   });
 
+  // Sample options given to resume reshape the task's data samples, and the resume was refused as
+  // if the context had changed: "the context (input data) differs", the context being the same.
+  it("refuses other sample options than the saved run's, naming them, not the context", async () => {
+    const { make, replies, context } = setup();
+    const agent = make(3);
+    const state = saveRun(await SubAgent.run(agent, { llm: scriptedLlm(replies.slice(0, 3)), context }), agent);
+    const rows: Array<[object, string]> = [
+      [{ sampleItems: 1 }, "view.sampleItems 1 (the saved run's: 3) shapes its data samples, which the saved run sent with its own: resume without changing it ("],
+      [{ sampleItems: 1, sampleChars: 20 }, "view.sampleItems 1 (the saved run's: 3) and view.sampleChars 20 (the saved run's: 80) shape its data samples, which the saved run sent with its own: resume without changing them ("],
+    ];
+    for (const [view, why] of rows) {
+      const live = scriptedLlm(replies.slice(3));
+      await expect(resumeRun(make(6), state, { llm: live, context, view })).rejects.toThrow(`resume: the task message differs from the saved run's: ${why}`);
+      expect(live.requests).toHaveLength(0);
+    }
+  });
+
   it("refuses a changed context the task message does not show, when a replayed tool call's arguments differ", async () => {
     // The task message samples the first items only: item 40 is not in it, and the replayed
     // call's recorded result is the old item's. Answering the new item's call with it would
