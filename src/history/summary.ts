@@ -8,7 +8,7 @@
 import { renderOutput, seenPrints } from "../trace/feedback.js";
 import { recordKeys, typeLabel } from "../trace/record.js";
 import type { DefinitionTrace, ToolCallTrace, Turn } from "../trace/trace.js";
-import { cutPoint, Fn, type Form, formText, isMap, isSet, keyword, keywordText, LFloat, LMap, LSet, printSample, quoteString, read, readableStandIns, toLisp, type Value, Vec } from "../lisp/index.js";
+import { cutPoint, equals, Fn, type Form, formText, isMap, isSet, keyword, keywordText, LFloat, LMap, LSet, printSample, quoteString, read, readableStandIns, toLisp, type Value, Vec } from "../lisp/index.js";
 import { splitThinking } from "../llm/thinking.js";
 import { elementShape, keyShape, SHAPE_STRING, valueShape } from "./shape.js";
 
@@ -220,31 +220,48 @@ export function isSmall(d: DefinitionTrace): boolean {
   return d.kind === "value" && COLLECTION_TYPES.has(d.type) && d.edn !== undefined && d.edn.length <= SMALL_EDN;
 }
 
-/** Brackets with the spaces around them, and runs of spaces and commas (whitespace to the reader). */
-const SPACING = /[\s,]*([[\]{}()])[\s,]*|[\s,]+/g;
-
-const flatPrograms = new WeakMap<Turn, string>();
+const programLiterals = new WeakMap<Turn, Value[]>();
 
 /** A value whose EDN shows a function (`{:vip? #fn[c]}`): code the program wrote, which no output prints. */
 export const holdsFunctions = (d: DefinitionTrace): boolean => COLLECTION_TYPES.has(d.type) && (d.edn ?? d.sample).includes("#fn[");
 
 /**
- * A small collection whose EDN the turn's program holds as written (spacing and commas aside):
- * a literal, whose value full history shows in the program and a summary would not. A value
- * holding functions counts too, whatever its size (its sample lists every key): its keys are in
- * the program and in no output (`{:double (fn [x] ...)}` read `handlers = map[2]` beside the output
- * of `((:double handlers) 4)`, and a table of six the same).
+ * A small collection the turn's program holds as a literal: its value, which full history shows in
+ * the program and a summary would not. Compared as values, not as text: written with a comment
+ * inside, a float's trailing zero (`4.50`), an exponent, a character, or as a set or a map past
+ * eight entries (printed in hash order), its EDN was in no program, and `cfg = map[3]` beside the
+ * turn's output left the keys the next program reads in no line. A value holding functions counts
+ * too, whatever its size (its sample lists every key): its keys are in the program and in no
+ * output (`{:double (fn [x] ...)}` read `handlers = map[2]` beside the output of
+ * `((:double handlers) 4)`, and a table of six the same).
  */
 export function writtenOut(turn: Turn, d: DefinitionTrace): boolean {
   if (d.kind !== "value" || turn.program === null) return false;
   if (holdsFunctions(d)) return true;
   if (!isSmall(d)) return false;
-  let flat = flatPrograms.get(turn);
-  if (flat === undefined) flatPrograms.set(turn, (flat = flatten(turn.program)));
-  return flat.includes(flatten(d.edn ?? ""));
+  let literals = programLiterals.get(turn);
+  if (literals === undefined) programLiterals.set(turn, (literals = literalsOf(turn.program)));
+  const v = literals.length === 0 ? undefined : ednValue(d.edn ?? "");
+  return v !== undefined && literals.some((l) => equals(l, v));
 }
 
-const flatten = (s: string): string => s.replace(SPACING, (_, bracket: string | undefined) => bracket ?? " ");
+/** The vectors, maps and sets of constants a program writes, nested ones too (`[1 2]` in `{:a [1 2]}`). */
+function literalsOf(program: string): Value[] {
+  const out: Value[] = [];
+  const walk = (f: Form): void => {
+    if (f.type === "vector" || f.type === "map" || f.type === "set") {
+      const v = formValue(f);
+      if (v !== undefined) out.push(v);
+    }
+    if ("items" in f) for (const x of f.items) walk(x);
+  };
+  try {
+    for (const f of read(program, 256)) walk(f);
+  } catch {
+    // A program the reader rejects writes nothing out.
+  }
+  return out;
+}
 
 const COLLECTION_TYPES: ReadonlySet<string> = new Set(["vector", "map", "set", "list"]);
 

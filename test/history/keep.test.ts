@@ -91,6 +91,23 @@ describe("keeping what a model needs", () => {
     }
   });
 
+  // Written out, but not as the printer writes it back: a comment inside the literal, a float with
+  // a trailing zero or an exponent, a set or a map past eight entries (printed in hash order), a
+  // character. Each read `name = map[2]` (or `vector[2]`, `set[9]`) beside its turn's output: a
+  // config `{:min-free 20 :order-qty 500 :max-price 4.50}` left `(:order-qty cfg)` in no line.
+  it.each([
+    ["a comment inside it", "{:min-free 20 ; units of stock\n :order-qty 500}", "{:min-free 20 :order-qty 500}"],
+    ["a float with a trailing zero", "{:order-qty 500 :max-price 4.50}", "{:order-qty 500 :max-price 4.5}"],
+    ["an exponent", "[1e3 0.25]", "[1000.0 0.25]"],
+    ["a set of nine", '#{"zeta" "alpha" "mid" "beta" "omega" "kappa" "delta" "gamma" "eps"}', '#{"omega" "gamma" "eps" "mid" "kappa" "beta" "zeta" "delta" "alpha"}'],
+    ["a map of ten", "{:k1 1 :k2 2 :k3 3 :k4 4 :k5 5 :k6 6 :k7 7 :k8 8 :k9 9 :k10 10}", "{:k4 4 :k6 6 :k3 3 :k8 8 :k5 5 :k2 2 :k10 10 :k7 7 :k9 9 :k1 1}"],
+    ["a character", "{:sep \\, :quote \\'}", `{:sep "," :quote "'"}`],
+  ])("shows a small collection written out with %s beside output that does not print it", async (_, literal, edn) => {
+    const trace = await run([reply("Settings.", `(def cfg ${literal})\n(println "ok")`), reply("Done.", "(return 1)")]);
+    const shown = renderSummary(trace.turns[0], { printsShown: 1 }, { sampleItems: 3, sampleChars: 80, toolCallsPerTurn: 10 }).text;
+    expect(shown).toContain(`, sample: ${edn}\n`);
+  });
+
   // A table of functions prints as `{:double #fn[x] ...}`, never as the program wrote it: beside
   // output that called one (`((:taxed handlers) 10)`) it read `handlers = map[2]`, the keys the next
   // program calls it by in no line of the prompt.
