@@ -10,7 +10,7 @@ import { recordKeys, typeLabel } from "../trace/record.js";
 import type { DefinitionTrace, ToolCallTrace, Turn } from "../trace/trace.js";
 import { cutPoint, equals, Fn, type Form, formText, isMap, isSet, keyword, keywordText, LFloat, LMap, LSet, printSample, quoteString, read, readableStandIns, toLisp, type Value, Vec } from "../lisp/index.js";
 import { splitThinking } from "../llm/thinking.js";
-import { elementShape, keyShape, SHAPE_STRING, valueShape } from "./shape.js";
+import { dictionaryKeys, elementShape, keyShape, SHAPE_STRING, valueShape } from "./shape.js";
 
 export interface SummaryOptions {
   /** Items shown per collection in samples and tool arguments. */
@@ -307,8 +307,8 @@ export function definitionSample(d: DefinitionTrace, options: SummaryOptions): s
   const small = isSmall(d);
   const bounds = { maxItems: small ? Infinity : options.sampleItems, maxChars: small ? SMALL_EDN : options.sampleChars, maxDepth: small ? Infinity : SAMPLE_DEPTH, note: false };
   const sample = value === undefined ? d.sample : printSample(value, bounds).text;
-  // Every record key, when the sample's budget cut some off.
-  const text = value === undefined || small ? sample : sample + recordKeys(value, sample);
+  // Every record key, and the keys a dictionary's shape names, when the sample's budget cut some off.
+  const text = value === undefined || small ? sample : sample + dictionaryKeys(value, sample) + recordKeys(value, sample);
   sampleCache.set(d, { key, text });
   return text;
 }

@@ -173,9 +173,23 @@ describe("keeping what a model needs", () => {
     const trace = await run([reply("The watch list.", `(def watch {:cities ["Lisbon" "Oslo" "Quito"] :status "held" :min-total 400 :label "priority review list"})`), reply("Done.", "(return 1)")]);
     const summary = renderSummary(trace.turns[0], { superseded: undefined, printsShown: 0 }, { sampleItems: 3, sampleChars: 80, toolCallsPerTurn: 10 });
     expect(summary.text).toMatch(/; Defined: watch = map\[4\], sample: \{.*\.\.\.\}, keys: :cities :status :min-total :label/);
-    // A dictionary (keys that are data, not field names) lists none: its shape line names them.
+  });
+
+  // A dictionary (keys that are data, not field names) listed none after a sample, as its shape names
+  // them; but a sample is shown in place of the shape (a value a later program read, a turn that
+  // printed nothing): read later, plan stats grouped by a string field lost "Pro" past the cut, which
+  // the same line unread, as a shape, named.
+  it("names after a sample the keys a dictionary's shape names", async () => {
+    const opts = { sampleItems: 3, sampleChars: 80, toolCallsPerTurn: 10 };
+    const stats = await run([reply("Stats per plan.", `(def plan-stats {"Starter" {:n 5 :mrr 1100.97} "Enterprise" {:n 11 :mrr 1779.16} "Growth" {:n 13 :mrr 3551.08} "Pro" {:n 1 :mrr 237.25}})\n(println "ok")`), reply("Done.", "(return 1)")]);
+    expect(renderSummary(stats.turns[0], { printsShown: 0 }, opts).text).toContain('plan-stats = map[4] {"Starter" "Enterprise" "Growth" "Pro"} -> {:n integer, :mrr float}');
+    expect(renderSummary(stats.turns[0], { printsShown: 0, read: new Set(["plan-stats"]) }, opts).text).toMatch(/plan-stats = map\[4\], sample: \{"Starter" .*\.\.\.\}+, keys: "Starter" "Enterprise" "Growth" "Pro"$/m);
+    // Past eight keys, the eight the shape names, by name.
     const dict = await run([reply("Totals.", `(def totals (into {} (map (fn [i] [(str "region-" i) (* i 1000.5)]) (range 12))))`), reply("Done.", "(return 1)")]);
-    expect(renderSummary(dict.turns[0], { superseded: undefined, printsShown: 0 }, { sampleItems: 3, sampleChars: 80, toolCallsPerTurn: 10 }).text).not.toContain("keys:");
+    expect(renderSummary(dict.turns[0], { superseded: undefined, printsShown: 0 }, opts).text).toContain(', keys: "region-0" "region-1" "region-10" "region-11" "region-2" "region-3" "region-4" "region-5" ... 4 more');
+    // One whose sample shows every key lists none.
+    const whole = await run([reply("Totals.", `(def totals (into {} (map (fn [i] [(str "r" i) (* i 1000.5)]) (range 3))))\n(def long-text (str "x" (apply str (repeat 90 "y"))))`), reply("Done.", "(return 1)")]);
+    expect(renderSummary(whole.turns[0], { superseded: undefined, printsShown: 0 }, opts).text).not.toContain("keys:");
   });
 
   // Samples cost tokens full history never sends: a run of short programs that print nothing
