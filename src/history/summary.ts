@@ -226,7 +226,7 @@ const programLiterals = new WeakMap<Turn, Value[]>();
 export const holdsFunctions = (d: DefinitionTrace): boolean => COLLECTION_TYPES.has(d.type) && (d.edn ?? d.sample).includes("#fn[");
 
 /**
- * A small collection the turn's program holds as a literal: its value, which full history shows in
+ * A small collection or string (EDN of 80 characters or less) the turn's program holds as a literal: its value, which full history shows in
  * the program and a summary would not. Compared as values, not as text: written with a comment
  * inside, a float's trailing zero (`4.50`), an exponent, a character, or as a set or a map past
  * eight entries (printed in hash order), its EDN was in no program, and `cfg = map[3]` beside the
@@ -238,18 +238,21 @@ export const holdsFunctions = (d: DefinitionTrace): boolean => COLLECTION_TYPES.
 export function writtenOut(turn: Turn, d: DefinitionTrace): boolean {
   if (d.kind !== "value" || turn.program === null) return false;
   if (holdsFunctions(d)) return true;
-  if (!isSmall(d)) return false;
+  // A string as a collection: past 40 characters a line shows its size, and one the program wrote
+  // (`(def sql "SELECT id, total FROM orders WHERE status = 'paid'")`) was in no line.
+  if (!isSmall(d) && !(d.type === "string" && d.edn !== undefined && d.edn.length <= SMALL_EDN)) return false;
   let literals = programLiterals.get(turn);
   if (literals === undefined) programLiterals.set(turn, (literals = literalsOf(turn.program)));
   const v = literals.length === 0 ? undefined : ednValue(d.edn ?? "");
   return v !== undefined && literals.some((l) => equals(l, v));
 }
 
-/** The vectors, maps and sets of constants a program writes, nested ones too (`[1 2]` in `{:a [1 2]}`). */
+/** The strings, vectors, maps and sets of constants a program writes, nested ones too (`[1 2]` in `{:a [1 2]}`). */
 function literalsOf(program: string): Value[] {
   const out: Value[] = [];
   const walk = (f: Form): void => {
-    if (f.type === "vector" || f.type === "map" || f.type === "set") {
+    if (f.type === "string") out.push(f.value);
+    else if (f.type === "vector" || f.type === "map" || f.type === "set") {
       const v = formValue(f);
       if (v !== undefined) out.push(v);
     }

@@ -102,10 +102,11 @@ describe("keeping what a model needs", () => {
     ["a set of nine", '#{"zeta" "alpha" "mid" "beta" "omega" "kappa" "delta" "gamma" "eps"}', '#{"omega" "gamma" "eps" "mid" "kappa" "beta" "zeta" "delta" "alpha"}'],
     ["a map of ten", "{:k1 1 :k2 2 :k3 3 :k4 4 :k5 5 :k6 6 :k7 7 :k8 8 :k9 9 :k10 10}", "{:k4 4 :k6 6 :k3 3 :k8 8 :k5 5 :k2 2 :k10 10 :k7 7 :k9 9 :k1 1}"],
     ["a character", "{:sep \\, :quote \\'}", `{:sep "," :quote "'"}`],
-  ])("shows a small collection written out with %s beside output that does not print it", async (_, literal, edn) => {
+    // A string past 40 characters showed its size only, beside its output and once that was dropped.
+    ["a string of 41 to 80 characters", '"Use eu-west-1 for all writes; us-east-1 is read-only"', '"Use eu-west-1 for all writes; us-east-1 is read-only"'],
+  ])("shows a small value written out with %s beside output that does not print it, and once that is dropped", async (_, literal, edn) => {
     const trace = await run([reply("Settings.", `(def cfg ${literal})\n(println "ok")`), reply("Done.", "(return 1)")]);
-    const shown = renderSummary(trace.turns[0], { printsShown: 1 }, { sampleItems: 3, sampleChars: 80, toolCallsPerTurn: 10 }).text;
-    expect(shown).toContain(`, sample: ${edn}\n`);
+    for (const printsShown of [1, 0]) expect(renderSummary(trace.turns[0], { printsShown }, { sampleItems: 3, sampleChars: 80, toolCallsPerTurn: 10 }).text).toContain(`, sample: ${edn}\n`);
   });
 
   // A table of functions prints as `{:double #fn[x] ...}`, never as the program wrote it: beside
