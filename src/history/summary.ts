@@ -528,7 +528,7 @@ export function toolLine(call: ToolCallTrace, options: SummaryOptions): string {
 
 function outcomeOf(call: ToolCallTrace, options: SummaryOptions): string {
   if (call.error !== undefined) return "error: " + cut(call.error.replace(/\s+/g, " "), options.sampleChars);
-  return resultShape(call.result, options.sampleChars * 2);
+  return resultShape(call.result, options.sampleChars * 2, true);
 }
 
 const smallResults = new WeakMap<ToolCallTrace, string | null>();
@@ -603,14 +603,18 @@ function cut(s: string, max: number): string {
  * maps with their keys. `vector[12] of {:id integer, :title string}` tells the model what
  * came back and how to reach into it, at a fraction of a sample's size.
  */
-export function resultShape(result: unknown, maxChars: number): string {
+export function resultShape(result: unknown, maxChars: number, keys = false): string {
   let v: Value;
   try {
     v = toLisp(result, 256);
   } catch {
     return "...";
   }
-  return cut(valueShape(v), maxChars);
+  const shape = cut(valueShape(v), maxChars);
+  // `keys`: every record key named after it, as after a definition's shape (a shape lists eight and
+  // counts the rest, within maxChars): tickets of twenty fields read `{..., :first-response-minutes...`
+  // once their printed ids were dropped, and the `:team` the next program filtered on was in no line.
+  return keys ? shape + recordKeys(v, shape) : shape;
 }
 
 /**

@@ -233,6 +233,21 @@ describe("tool lines", () => {
     expect(toolLine(call({ q: "x" }, null), opts)).toBe('; Tool: search {:q "x"} -> nil');
   });
 
+  // A shape lists eight keys and counts the rest, within 160 characters: tickets of twenty fields,
+  // searched and only their ids printed, read `-> vector[12] of {(keyword "csat score") integer,
+  // :assignee string, ... :first-response-minutes...` once that output was dropped, and `:team`, which
+  // the next program filtered on, was in no line. A definition's shape names every key after it.
+  it("names every record key of a result after its shape, as after a definition's", () => {
+    const fields = ["id", "subject", "status", "priority", "assignee", "created", "updated", "channel", "customer", "sla_hours", "first-response-minutes", "region", "product", "severity", "escalated", "csat score", "team"];
+    const tickets = [0, 1].map((i) => Object.fromEntries(fields.map((f) => [f, `${f}-${i}`])));
+    const line = toolLine(call({ q: "refund" }, tickets), opts);
+    expect(line).toMatch(/^; Tool: search \{:q "refund"\} -> vector\[2\] of \{\(keyword "csat score"\) string, .*\.\.\., keys: /);
+    const keys = line.slice(line.indexOf(", keys: ") + 8);
+    expect(keys.split(/ (?=[:(])/).sort()).toEqual(fields.map((f) => (f.includes(" ") ? `(keyword "${f}")` : `:${f}`)).sort());
+    // One whose shape names every key lists none.
+    expect(toolLine(call({ q: "x" }, [{ id: 1, title: "a long enough title to make the result EDN longer than eighty characters" }]), opts)).toBe('; Tool: search {:q "x"} -> vector[1] of {:id integer, :title string}');
+  });
+
   // A small result (EDN of 80 characters or less) is shown whole, as a small definition is: a
   // ticket whose id the program only printed read `{:id string, :status string}` once that output
   // was dropped, the id it must pass on in no line of the prompt. Calls sharing a line keep one shape.
