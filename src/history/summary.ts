@@ -207,9 +207,13 @@ const WHOLE_TYPES: ReadonlySet<string> = new Set(["nil", "boolean", "integer", "
 /** Characters of EDN up to which a collection is shown as its value (`= {:attempts 3 :delay 10}`). */
 const SMALL_EDN = 80;
 
-/** A scalar or a short string: shown as its value on every line. */
+/**
+ * A scalar, a short string or a regex whose EDN fits in SMALL_EDN characters: shown as its value on
+ * every line. A regex said `= regex` beside its turn's output, and refining one
+ * (`#"charge|refund|invoice"`) after the accuracy that output printed needs its pattern.
+ */
 export function isWhole(d: DefinitionTrace): boolean {
-  return WHOLE_TYPES.has(d.type) || (d.type === "string" && (d.size ?? Infinity) <= SHAPE_STRING);
+  return WHOLE_TYPES.has(d.type) || (d.type === "string" && (d.size ?? Infinity) <= SHAPE_STRING) || (d.type === "regex" && (d.edn ?? d.sample).length <= SMALL_EDN);
 }
 
 /**

@@ -109,6 +109,19 @@ describe("keeping what a model needs", () => {
     for (const printsShown of [1, 0]) expect(renderSummary(trace.turns[0], { printsShown }, { sampleItems: 3, sampleChars: 80, toolCallsPerTurn: 10 }).text).toContain(`, sample: ${edn}\n`);
   });
 
+  // A regex is a scalar, but its line said `billing-re = regex` beside its turn's output: refining it
+  // (`charge|refund|invoice` plus `card|vat`) after an accuracy the output printed needs its text.
+  it("shows a regex as its pattern, as a scalar, beside output", async () => {
+    const trace = await run([reply("Patterns.", `(def billing-re #"charge|refund|invoice")\n(def long-re (re-pattern (apply str (interpose "|" (map #(str "word" %) (range 20))))))\n(println "accuracy" 0.7)`), reply("Done.", "(return 1)")]);
+    const opts = { sampleItems: 3, sampleChars: 80, toolCallsPerTurn: 10 };
+    for (const printsShown of [1, 0]) {
+      const shown = renderSummary(trace.turns[0], { printsShown }, opts).text;
+      expect(shown).toContain('; Defined: billing-re = #"charge|refund|invoice"\n');
+      // One longer than a sample is shown as a long string is.
+      expect(shown).toMatch(/; Defined: long-re = regex(, sample: #"word0\|word1.*\.\.\.)?\n/);
+    }
+  });
+
   // A table of functions prints as `{:double #fn[x] ...}`, never as the program wrote it: beside
   // output that called one (`((:taxed handlers) 10)`) it read `handlers = map[2]`, the keys the next
   // program calls it by in no line of the prompt.
