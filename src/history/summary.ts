@@ -591,7 +591,11 @@ function argsText(args: unknown, options: SummaryOptions): string {
   if (args === undefined || args === null) return "";
   if (typeof args === "object" && !Array.isArray(args) && Object.keys(args).length === 0) return "";
   try {
-    return printSample(toLisp(args, SAMPLE_DEPTH + 2), { maxItems: options.sampleItems, maxChars: options.sampleChars, maxDepth: SAMPLE_DEPTH, note: false }).text;
+    const v = toLisp(args, SAMPLE_DEPTH + 2);
+    // Whole when it fits in the budget, as a small collection is: three items of a batch of five
+    // ids (`{:ids ["o1" "o2" "o3" ...]}`) left the two the next batch must skip in no line.
+    const whole = printSample(v, { maxItems: Infinity, maxChars: options.sampleChars, maxDepth: Infinity, note: false });
+    return whole.truncated ? printSample(v, { maxItems: options.sampleItems, maxChars: options.sampleChars, maxDepth: SAMPLE_DEPTH, note: false }).text : whole.text;
   } catch {
     return "...";
   }

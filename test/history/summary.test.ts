@@ -265,6 +265,17 @@ describe("tool lines", () => {
     expect(toolLine(call({ q: "x" }, undefined, "timeout\nafter 5s"), opts)).toBe('; Tool: search {:q "x"} -> error: timeout after 5s');
   });
 
+  // Arguments were a sample of three items per collection whatever their size: a batch of five ids
+  // read `{:ids ["o1" "o2" "o3" ...]}` (33 characters of EDN), and once the program was summarized the
+  // ids the next batch must skip were in no line. Arguments that fit in the sample's budget are whole.
+  it.each([
+    [{ ids: ["o1", "o2", "o3", "o4", "o5"] }, '{:ids ["o1" "o2" "o3" "o4" "o5"]}'],
+    [{ weights: { a: 1, b: 2, c: 3, d: 4, e: 5 } }, "{:weights {:a 1 :b 2 :c 3 :d 4 :e 5}}"],
+    [{ to: ["ops@example.com", "cfo@example.com", "ceo@example.com", "legal@example.com"], subject: "Outage" }, '{:to ["ops@example.com" "cfo@example.com" "ceo@example.com" ...] :subject "Outag...}'],
+  ])("shows arguments that fit in the sample's budget whole: %j", (args, text) => {
+    expect(toolLine(call(args, 1), opts)).toBe(`; Tool: search ${text} -> 1`);
+  });
+
   it("bounds a shape with many keys and deep nesting", () => {
     const wide = Object.fromEntries(Array.from({ length: 20 }, (_, i) => [`k${i}`, { deep: { deeper: [1] } }]));
     const s = resultShape(wide, 1000);
