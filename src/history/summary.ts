@@ -438,8 +438,8 @@ function formValue(f: Form): Value | undefined {
  * counted by tool. Returns the number of calls listed.
  */
 function toolLines(calls: readonly ToolCallTrace[], defs: readonly DefinitionTrace[], options: SummaryOptions, out: string[]): number {
-  // `first`: the group's first call, unless a definition holds its result (the line names it).
-  const groups = new Map<string, { name: string; outcome: string; sizes: Array<[number, number]>; args: unknown[]; first: ToolCallTrace | undefined }>();
+  // `calls`: the group's calls, unless a definition holds their result (the line names it).
+  const groups = new Map<string, { name: string; outcome: string; sizes: Array<[number, number]>; args: unknown[]; calls: ToolCallTrace[] | undefined }>();
   for (const c of calls) {
     const holder = holderOf(c, defs);
     const outcome = holder ?? outcomeOf(c, options);
@@ -448,9 +448,10 @@ function toolLines(calls: readonly ToolCallTrace[], defs: readonly DefinitionTra
     const sizes = outcome.startsWith('"') ? [] : [...outcome.matchAll(SIZE)].map((m) => Number(m[1]));
     const key = c.name + "\u0000" + (sizes.length === 0 ? outcome : outcome.replace(SIZE, "[]"));
     const g = groups.get(key);
-    if (g === undefined) groups.set(key, { name: c.name, outcome, sizes: sizes.map((n) => [n, n]), args: [c.args], first: holder === undefined ? c : undefined });
+    if (g === undefined) groups.set(key, { name: c.name, outcome, sizes: sizes.map((n) => [n, n]), args: [c.args], calls: holder === undefined ? [c] : undefined });
     else {
       g.args.push(c.args);
+      g.calls?.push(c);
       sizes.forEach((n, i) => {
         const r = g.sizes[i];
         if (n < r[0]) r[0] = n;
@@ -460,16 +461,31 @@ function toolLines(calls: readonly ToolCallTrace[], defs: readonly DefinitionTra
   }
   let listed = 0;
   let lines = 0;
+  let left = groups.size;
   const rest = new Map<string, number>();
   for (const g of groups.values()) {
+    left--;
     if (lines < options.toolCallsPerTurn) {
+      // Small results whole: on the group's one line when they are all alike (a call alone, five
+      // comments answered `{:ok true}`), else, for as many calls as a sample shows items, a line per
+      // call while every later group keeps its line. Merged into one shape, three health checks read
+      // `-> {:status string, :p95-ms integer}` once their printed statuses were dropped, and which
+      // service was degraded was in no line; a fan-out keeps its one line.
+      const smalls = g.calls?.map(smallResult);
+      const whole = smalls?.every((x) => x !== undefined) === true ? (smalls as string[]) : undefined;
+      const alike = whole?.every((x) => x === whole[0]) === true;
+      if (whole !== undefined && (alike || (whole.length <= options.sampleItems && lines + whole.length + left <= options.toolCallsPerTurn))) {
+        if (alike) out.push(groupLine(g.name, g.args, whole[0], options));
+        else whole.forEach((x, k) => out.push(groupLine(g.name, [g.args[k]], x, options)));
+        listed += g.args.length;
+        lines += alike ? 1 : whole.length;
+        continue;
+      }
       let i = 0;
-      // A call alone on its line shows a small result whole; calls sharing a line keep their one shape.
-      const small = g.args.length === 1 && g.first !== undefined ? smallResult(g.first) : undefined;
-      const outcome = small ?? (g.sizes.length === 0 ? g.outcome : g.outcome.replace(SIZE, () => {
+      const outcome = g.sizes.length === 0 ? g.outcome : g.outcome.replace(SIZE, () => {
         const [lo, hi] = g.sizes[i++];
         return lo === hi ? `[${lo}]` : `[${lo}..${hi}]`;
-      }));
+      });
       out.push(groupLine(g.name, g.args, outcome, options));
       listed += g.args.length;
       lines++;

@@ -250,15 +250,23 @@ describe("tool lines", () => {
 
   // A small result (EDN of 80 characters or less) is shown whole, as a small definition is: a
   // ticket whose id the program only printed read `{:id string, :status string}` once that output
-  // was dropped, the id it must pass on in no line of the prompt. Calls sharing a line keep one shape.
+  // was dropped, the id it must pass on in no line of the prompt. Calls of one tool whose small
+  // results differ get a line each while every other group keeps its line (merged into one shape,
+  // three health checks read `-> {:status string, :p95-ms integer}` once their printed statuses were
+  // dropped, which service was degraded in no line); alike, they share one; past the line budget
+  // (a fan-out), one shape.
+  const health = (service: string, status: string): ToolCallTrace => ({ name: "health", args: { service }, result: { status }, durationMs: 1 });
   it.each([
     [[call({ title: "x" }, { id: "TCK-77", status: "open" })], '; Tool: search {:title "x"} -> {:id "TCK-77" :status "open"}'],
     [[call({ q: "a" }, [5, 8])], '; Tool: search {:q "a"} -> [5 8]'],
-    [[call({ q: "a" }, [5]), call({ q: "b" }, [7, 9])], '; Tool: search x2 {:q "a"|"b"} -> vector[1..2] of integer'],
+    [[call({ q: "a" }, [5]), call({ q: "b" }, [7, 9])], '; Tool: search {:q "a"} -> [5]\n; Tool: search {:q "b"} -> [7 9]'],
+    [[health("api", "ok"), health("db", "degraded"), health("cache", "ok"), call({ q: "a" }, 1)], '; Tool: health {:service "api"} -> {:status "ok"}\n; Tool: health {:service "db"} -> {:status "degraded"}\n; Tool: health {:service "cache"} -> {:status "ok"}\n; Tool: search {:q "a"} -> 1'],
+    [[health("api", "ok"), health("cache", "ok")], '; Tool: health x2 {:service "api"|"cache"} -> {:status "ok"}'],
+    [Array.from({ length: 12 }, (_, i) => health(`s${i}`, i === 3 ? "degraded" : "ok")), '; Tool: health x12 {:service "s0"|"s1"|"s2"|"s3"|"s4"|"s5"|"s6"|"s7"|"s8"|"s9"|"s10"|"s11"} -> {:status string}'],
     [[call({ q: "a" }, { id: "TCK-88231-ab", status: "open", title: "x", url: "https://t.example.com/TCK-88231-ab/details" })], '; Tool: search {:q "a"} -> {:id string, :status string, :title string, :url string}'],
-  ])("shows a small result whole on a line of its own: %#", (calls, line) => {
-    expect(renderSummary(turn({ toolCalls: calls }), { printsShown: 0 }, opts).text.split("\n")[0]).toBe(line);
-    if (calls.length === 1) expect(toolLine(calls[0], opts)).toBe(line);
+  ])("shows a small result whole on a line of its own: %#", (calls, lines) => {
+    expect(renderSummary(turn({ toolCalls: calls }), { printsShown: 0 }, opts).text).toBe(lines);
+    if (calls.length === 1) expect(toolLine(calls[0], opts)).toBe(lines);
   });
 
   it("shows a failed call with its error", () => {
@@ -314,7 +322,7 @@ describe("turn summaries", () => {
     const calls: ToolCallTrace[] = [14, 15, 16].map((hour) => ({ name: "fetch-logs", args: { service: "payments", hour }, result: ["a", "b"], durationMs: 1 }));
     calls.push({ name: "fetch-logs", args: { service: "payments", hour: 17 }, error: "timeout", durationMs: 1 });
     const r = renderSummary(turn({ toolCalls: calls }), { printsShown: 0 }, opts);
-    expect(r.text.split("\n")).toEqual(['; Tool: fetch-logs x3 {:service "payments" :hour 14|15|16} -> vector[2] of string', '; Tool: fetch-logs {:service "payments" :hour 17} -> error: timeout']);
+    expect(r.text.split("\n")).toEqual(['; Tool: fetch-logs x3 {:service "payments" :hour 14|15|16} -> ["a" "b"]', '; Tool: fetch-logs {:service "payments" :hour 17} -> error: timeout']);
     expect(r.toolCallsListed).toBe(4);
   });
 
@@ -383,8 +391,8 @@ describe("turn summaries", () => {
       '; Tool: search {:q "b"} -> [{:id 3 :title "c"}]',
       "; Tool: count -> 2",
     ]);
-    // A superseded holder is not named: its name now means a later value.
-    expect(renderSummary(t, { printsShown: 0, superseded: new Set(["hits"]) }, opts).text).toContain('; Tool: search x2 {:q "a"|"b"} -> vector[1..2] of {:id integer, :title string}');
+    // A superseded holder is not named: its name now means a later value (here the results are small, so each is shown).
+    expect(renderSummary(t, { printsShown: 0, superseded: new Set(["hits"]) }, opts).text).toContain('; Tool: search {:q "a"} -> [{:id 1 :title "a"} {:id 2 :title "b"}]\n; Tool: search {:q "b"} -> [{:id 3 :title "c"}]');
   });
 
   it("merges calls whose results differ only in sizes, giving the sizes as ranges", () => {
