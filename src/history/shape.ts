@@ -61,13 +61,15 @@ export function keyShape(m: Value, depth: number): string {
  * after a sample (recordKeys), a dictionary's were not, as its shape names them; but a line shows a
  * sample in place of the shape (a value a later program read, a turn that printed nothing), so
  * `plan-stats = map[4], sample: {"Starter" {...} "Enterprise" {...} "Growth" {...}}` named no "Pro",
- * which the same line unread, as a shape, did. Empty when the sample shows them.
+ * which the same line unread, as a shape, did. Empty when the sample shows them (whole).
  */
 export function dictionaryKeys(v: Value, sample: string): string {
   if (!isMap(v) || v.keySeq().every((k) => k instanceof Keyword)) return "";
-  const keys = ordered(v.keySeq().map((k): [string, null] => [keyText(k), null]).toArray()).slice(0, SHAPE_KEYS);
-  if (keys.every(([k]) => sample.includes(k + " "))) return "";
-  return `, keys: ${keyList(keys.map(([k]) => k), v.size, " ").slice(1, -1)}`;
+  const keys = ordered(v.keySeq().map((k): [string, Value] => [keyText(k), k]).toArray()).slice(0, SHAPE_KEYS);
+  // A key past SHAPE_STRING characters is listed cut, but a sample may show it whole: looked for
+  // as cut, one shown whole was never found, and a sample of its every key listed them again.
+  if (keys.every(([text, k]) => sample.includes((typeof k === "string" ? quoteString(k) : text) + " "))) return "";
+  return `, keys: ${keyList(keys.map(([text]) => text), v.size, " ").slice(1, -1)}`;
 }
 
 /** The merged shape of a collection's elements: records by the union of their keys, anything else by its distinct shapes. */

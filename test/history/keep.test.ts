@@ -204,6 +204,9 @@ describe("keeping what a model needs", () => {
     // One whose sample shows every key lists none.
     const whole = await run([reply("Totals.", `(def totals (into {} (map (fn [i] [(str "r" i) (* i 1000.5)]) (range 3))))\n(def long-text (str "x" (apply str (repeat 90 "y"))))`), reply("Done.", "(return 1)")]);
     expect(renderSummary(whole.turns[0], { superseded: undefined, printsShown: 0 }, opts).text).not.toContain("keys:");
+    // Nor one whose sample shows a key past 40 characters whole, which a list would show cut.
+    const long = await run([reply("Accounts.", `(def accounts {"Northwind Traders accounts in region EMEA-west" (vec (range 30))})`), reply("Done.", "(return 1)")]);
+    expect(renderSummary(long.turns[0], { superseded: undefined, printsShown: 0 }, opts).text).toMatch(/accounts = map\[1\], sample: \{"Northwind Traders accounts in region EMEA-west" \[0 1 2 \.\.\.\]\}$/);
   });
 
   // Samples cost tokens full history never sends: a run of short programs that print nothing
