@@ -55,6 +55,23 @@ export function keyShape(m: Value, depth: number): string {
   return `${keyList(keys.map(([k]) => k), m.size, " ")} -> ${elementShape(m.valueSeq(), depth + 1)}`;
 }
 
+/**
+ * `, keys: "north" "south" "east" "west"`: the keys a dictionary's shape names (a map keyed by other
+ * than keywords: see keyShape), after a sample of it that shows fewer. A record's keys are listed
+ * after a sample (recordKeys), a dictionary's were not, as its shape names them; but a line shows a
+ * sample in place of the shape (a value a later program read, a turn that printed nothing), so
+ * `plan-stats = map[4], sample: {"Starter" {...} "Enterprise" {...} "Growth" {...}}` named no "Pro",
+ * which the same line unread, as a shape, did. Empty when the sample shows them (whole).
+ */
+export function dictionaryKeys(v: Value, sample: string): string {
+  if (!isMap(v) || v.keySeq().every((k) => k instanceof Keyword)) return "";
+  const keys = ordered(v.keySeq().map((k): [string, Value] => [keyText(k), k]).toArray()).slice(0, SHAPE_KEYS);
+  // A key past SHAPE_STRING characters is listed cut, but a sample may show it whole: looked for
+  // as cut, one shown whole was never found, and a sample of its every key listed them again.
+  if (keys.every(([text, k]) => sample.includes((typeof k === "string" ? quoteString(k) : text) + " "))) return "";
+  return `, keys: ${keyList(keys.map(([text]) => text), v.size, " ").slice(1, -1)}`;
+}
+
 /** The merged shape of a collection's elements: records by the union of their keys, anything else by its distinct shapes. */
 export function elementShape(items: Iterable<Value>, depth: number): string {
   const seen: Value[] = [];

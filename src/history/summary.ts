@@ -8,9 +8,9 @@
 import { renderOutput, seenPrints } from "../trace/feedback.js";
 import { recordKeys, typeLabel } from "../trace/record.js";
 import type { DefinitionTrace, ToolCallTrace, Turn } from "../trace/trace.js";
-import { cutPoint, Fn, type Form, formText, isMap, isSet, keyword, keywordText, LFloat, LMap, LSet, printSample, quoteString, read, readableStandIns, toLisp, type Value, Vec } from "../lisp/index.js";
+import { cutPoint, equals, Fn, type Form, formText, isMap, isSet, keyword, keywordText, LFloat, LMap, LSet, printSample, quoteString, read, readableStandIns, toLisp, type Value, Vec } from "../lisp/index.js";
 import { splitThinking } from "../llm/thinking.js";
-import { elementShape, keyShape, SHAPE_STRING, valueShape } from "./shape.js";
+import { dictionaryKeys, elementShape, keyShape, SHAPE_STRING, valueShape } from "./shape.js";
 
 export interface SummaryOptions {
   /** Items shown per collection in samples and tool arguments. */
@@ -207,9 +207,13 @@ const WHOLE_TYPES: ReadonlySet<string> = new Set(["nil", "boolean", "integer", "
 /** Characters of EDN up to which a collection is shown as its value (`= {:attempts 3 :delay 10}`). */
 const SMALL_EDN = 80;
 
-/** A scalar or a short string: shown as its value on every line. */
+/**
+ * A scalar, a short string or a regex whose EDN fits in SMALL_EDN characters: shown as its value on
+ * every line. A regex said `= regex` beside its turn's output, and refining one
+ * (`#"charge|refund|invoice"`) after the accuracy that output printed needs its pattern.
+ */
 export function isWhole(d: DefinitionTrace): boolean {
-  return WHOLE_TYPES.has(d.type) || (d.type === "string" && (d.size ?? Infinity) <= SHAPE_STRING);
+  return WHOLE_TYPES.has(d.type) || (d.type === "string" && (d.size ?? Infinity) <= SHAPE_STRING) || (d.type === "regex" && (d.edn ?? d.sample).length <= SMALL_EDN);
 }
 
 /**
@@ -220,31 +224,51 @@ export function isSmall(d: DefinitionTrace): boolean {
   return d.kind === "value" && COLLECTION_TYPES.has(d.type) && d.edn !== undefined && d.edn.length <= SMALL_EDN;
 }
 
-/** Brackets with the spaces around them, and runs of spaces and commas (whitespace to the reader). */
-const SPACING = /[\s,]*([[\]{}()])[\s,]*|[\s,]+/g;
-
-const flatPrograms = new WeakMap<Turn, string>();
+const programLiterals = new WeakMap<Turn, Value[]>();
 
 /** A value whose EDN shows a function (`{:vip? #fn[c]}`): code the program wrote, which no output prints. */
 export const holdsFunctions = (d: DefinitionTrace): boolean => COLLECTION_TYPES.has(d.type) && (d.edn ?? d.sample).includes("#fn[");
 
 /**
- * A small collection whose EDN the turn's program holds as written (spacing and commas aside):
- * a literal, whose value full history shows in the program and a summary would not. A value
- * holding functions counts too, whatever its size (its sample lists every key): its keys are in
- * the program and in no output (`{:double (fn [x] ...)}` read `handlers = map[2]` beside the output
- * of `((:double handlers) 4)`, and a table of six the same).
+ * A small collection or string (EDN of 80 characters or less) the turn's program holds as a literal: its value, which full history shows in
+ * the program and a summary would not. Compared as values, not as text: written with a comment
+ * inside, a float's trailing zero (`4.50`), an exponent, a character, or as a set or a map past
+ * eight entries (printed in hash order), its EDN was in no program, and `cfg = map[3]` beside the
+ * turn's output left the keys the next program reads in no line. A value holding functions counts
+ * too, whatever its size (its sample lists every key): its keys are in the program and in no
+ * output (`{:double (fn [x] ...)}` read `handlers = map[2]` beside the output of
+ * `((:double handlers) 4)`, and a table of six the same).
  */
 export function writtenOut(turn: Turn, d: DefinitionTrace): boolean {
   if (d.kind !== "value" || turn.program === null) return false;
   if (holdsFunctions(d)) return true;
-  if (!isSmall(d)) return false;
-  let flat = flatPrograms.get(turn);
-  if (flat === undefined) flatPrograms.set(turn, (flat = flatten(turn.program)));
-  return flat.includes(flatten(d.edn ?? ""));
+  // A string as a collection: past 40 characters a line shows its size, and one the program wrote
+  // (`(def sql "SELECT id, total FROM orders WHERE status = 'paid'")`) was in no line.
+  if (!isSmall(d) && !(d.type === "string" && d.edn !== undefined && d.edn.length <= SMALL_EDN)) return false;
+  let literals = programLiterals.get(turn);
+  if (literals === undefined) programLiterals.set(turn, (literals = literalsOf(turn.program)));
+  const v = literals.length === 0 ? undefined : ednValue(d.edn ?? "");
+  return v !== undefined && literals.some((l) => equals(l, v));
 }
 
-const flatten = (s: string): string => s.replace(SPACING, (_, bracket: string | undefined) => bracket ?? " ");
+/** The strings, vectors, maps and sets of constants a program writes, nested ones too (`[1 2]` in `{:a [1 2]}`). */
+function literalsOf(program: string): Value[] {
+  const out: Value[] = [];
+  const walk = (f: Form): void => {
+    if (f.type === "string") out.push(f.value);
+    else if (f.type === "vector" || f.type === "map" || f.type === "set") {
+      const v = formValue(f);
+      if (v !== undefined) out.push(v);
+    }
+    if ("items" in f) for (const x of f.items) walk(x);
+  };
+  try {
+    for (const f of read(program, 256)) walk(f);
+  } catch {
+    // A program the reader rejects writes nothing out.
+  }
+  return out;
+}
 
 const COLLECTION_TYPES: ReadonlySet<string> = new Set(["vector", "map", "set", "list"]);
 
@@ -290,8 +314,8 @@ export function definitionSample(d: DefinitionTrace, options: SummaryOptions): s
   const small = isSmall(d);
   const bounds = { maxItems: small ? Infinity : options.sampleItems, maxChars: small ? SMALL_EDN : options.sampleChars, maxDepth: small ? Infinity : SAMPLE_DEPTH, note: false };
   const sample = value === undefined ? d.sample : printSample(value, bounds).text;
-  // Every record key, when the sample's budget cut some off.
-  const text = value === undefined || small ? sample : sample + recordKeys(value, sample);
+  // Every record key, and the keys a dictionary's shape names, when the sample's budget cut some off.
+  const text = value === undefined || small ? sample : sample + dictionaryKeys(value, sample) + recordKeys(value, sample);
   sampleCache.set(d, { key, text });
   return text;
 }
@@ -414,8 +438,8 @@ function formValue(f: Form): Value | undefined {
  * counted by tool. Returns the number of calls listed.
  */
 function toolLines(calls: readonly ToolCallTrace[], defs: readonly DefinitionTrace[], options: SummaryOptions, out: string[]): number {
-  // `first`: the group's first call, unless a definition holds its result (the line names it).
-  const groups = new Map<string, { name: string; outcome: string; sizes: Array<[number, number]>; args: unknown[]; first: ToolCallTrace | undefined }>();
+  // `calls`: the group's calls, unless a definition holds their result (the line names it).
+  const groups = new Map<string, { name: string; outcome: string; sizes: Array<[number, number]>; args: unknown[]; calls: ToolCallTrace[] | undefined }>();
   for (const c of calls) {
     const holder = holderOf(c, defs);
     const outcome = holder ?? outcomeOf(c, options);
@@ -424,9 +448,10 @@ function toolLines(calls: readonly ToolCallTrace[], defs: readonly DefinitionTra
     const sizes = outcome.startsWith('"') ? [] : [...outcome.matchAll(SIZE)].map((m) => Number(m[1]));
     const key = c.name + "\u0000" + (sizes.length === 0 ? outcome : outcome.replace(SIZE, "[]"));
     const g = groups.get(key);
-    if (g === undefined) groups.set(key, { name: c.name, outcome, sizes: sizes.map((n) => [n, n]), args: [c.args], first: holder === undefined ? c : undefined });
+    if (g === undefined) groups.set(key, { name: c.name, outcome, sizes: sizes.map((n) => [n, n]), args: [c.args], calls: holder === undefined ? [c] : undefined });
     else {
       g.args.push(c.args);
+      g.calls?.push(c);
       sizes.forEach((n, i) => {
         const r = g.sizes[i];
         if (n < r[0]) r[0] = n;
@@ -436,16 +461,31 @@ function toolLines(calls: readonly ToolCallTrace[], defs: readonly DefinitionTra
   }
   let listed = 0;
   let lines = 0;
+  let left = groups.size;
   const rest = new Map<string, number>();
   for (const g of groups.values()) {
+    left--;
     if (lines < options.toolCallsPerTurn) {
+      // Small results whole: on the group's one line when they are all alike (a call alone, five
+      // comments answered `{:ok true}`), else, for as many calls as a sample shows items, a line per
+      // call while every later group keeps its line. Merged into one shape, three health checks read
+      // `-> {:status string, :p95-ms integer}` once their printed statuses were dropped, and which
+      // service was degraded was in no line; a fan-out keeps its one line.
+      const smalls = g.calls?.map(smallResult);
+      const whole = smalls?.every((x) => x !== undefined) === true ? (smalls as string[]) : undefined;
+      const alike = whole?.every((x) => x === whole[0]) === true;
+      if (whole !== undefined && (alike || (whole.length <= options.sampleItems && lines + whole.length + left <= options.toolCallsPerTurn))) {
+        if (alike) out.push(groupLine(g.name, g.args, whole[0], options));
+        else whole.forEach((x, k) => out.push(groupLine(g.name, [g.args[k]], x, options)));
+        listed += g.args.length;
+        lines += alike ? 1 : whole.length;
+        continue;
+      }
       let i = 0;
-      // A call alone on its line shows a small result whole; calls sharing a line keep their one shape.
-      const small = g.args.length === 1 && g.first !== undefined ? smallResult(g.first) : undefined;
-      const outcome = small ?? (g.sizes.length === 0 ? g.outcome : g.outcome.replace(SIZE, () => {
+      const outcome = g.sizes.length === 0 ? g.outcome : g.outcome.replace(SIZE, () => {
         const [lo, hi] = g.sizes[i++];
         return lo === hi ? `[${lo}]` : `[${lo}..${hi}]`;
-      }));
+      });
       out.push(groupLine(g.name, g.args, outcome, options));
       listed += g.args.length;
       lines++;
@@ -508,7 +548,7 @@ export function toolLine(call: ToolCallTrace, options: SummaryOptions): string {
 
 function outcomeOf(call: ToolCallTrace, options: SummaryOptions): string {
   if (call.error !== undefined) return "error: " + cut(call.error.replace(/\s+/g, " "), options.sampleChars);
-  return resultShape(call.result, options.sampleChars * 2);
+  return resultShape(call.result, options.sampleChars * 2, true);
 }
 
 const smallResults = new WeakMap<ToolCallTrace, string | null>();
@@ -567,7 +607,11 @@ function argsText(args: unknown, options: SummaryOptions): string {
   if (args === undefined || args === null) return "";
   if (typeof args === "object" && !Array.isArray(args) && Object.keys(args).length === 0) return "";
   try {
-    return printSample(toLisp(args, SAMPLE_DEPTH + 2), { maxItems: options.sampleItems, maxChars: options.sampleChars, maxDepth: SAMPLE_DEPTH, note: false }).text;
+    const v = toLisp(args, SAMPLE_DEPTH + 2);
+    // Whole when it fits in the budget, as a small collection is: three items of a batch of five
+    // ids (`{:ids ["o1" "o2" "o3" ...]}`) left the two the next batch must skip in no line.
+    const whole = printSample(v, { maxItems: Infinity, maxChars: options.sampleChars, maxDepth: Infinity, note: false });
+    return whole.truncated ? printSample(v, { maxItems: options.sampleItems, maxChars: options.sampleChars, maxDepth: SAMPLE_DEPTH, note: false }).text : whole.text;
   } catch {
     return "...";
   }
@@ -583,14 +627,18 @@ function cut(s: string, max: number): string {
  * maps with their keys. `vector[12] of {:id integer, :title string}` tells the model what
  * came back and how to reach into it, at a fraction of a sample's size.
  */
-export function resultShape(result: unknown, maxChars: number): string {
+export function resultShape(result: unknown, maxChars: number, keys = false): string {
   let v: Value;
   try {
     v = toLisp(result, 256);
   } catch {
     return "...";
   }
-  return cut(valueShape(v), maxChars);
+  const shape = cut(valueShape(v), maxChars);
+  // `keys`: every record key named after it, as after a definition's shape (a shape lists eight and
+  // counts the rest, within maxChars): tickets of twenty fields read `{..., :first-response-minutes...`
+  // once their printed ids were dropped, and the `:team` the next program filtered on was in no line.
+  return keys ? shape + recordKeys(v, shape) : shape;
 }
 
 /**

@@ -23,6 +23,7 @@ export { Fn, isMap, isSet, keyword, Keyword, LFloat, LMap, LSet, typeName, type 
 export { holdsFunction } from "./holds-function.js";
 export { againOptions } from "./define-again.js";
 export { Vec } from "./vector.js";
+export { equals } from "./equality.js";
 export { boxed, Budget, ContextReader, contextValue, HELD_CALL, readableContext, toHost, toLisp, UNLISTED_CONTEXT } from "./interop.js";
 export { contextJsonProblem, parseContextJson } from "./context-json.js";
 export { cutPoint, shownName, tailPoint, wellFormed } from "./cuts.js";

@@ -91,6 +91,37 @@ describe("keeping what a model needs", () => {
     }
   });
 
+  // Written out, but not as the printer writes it back: a comment inside the literal, a float with
+  // a trailing zero or an exponent, a set or a map past eight entries (printed in hash order), a
+  // character. Each read `name = map[2]` (or `vector[2]`, `set[9]`) beside its turn's output: a
+  // config `{:min-free 20 :order-qty 500 :max-price 4.50}` left `(:order-qty cfg)` in no line.
+  it.each([
+    ["a comment inside it", "{:min-free 20 ; units of stock\n :order-qty 500}", "{:min-free 20 :order-qty 500}"],
+    ["a float with a trailing zero", "{:order-qty 500 :max-price 4.50}", "{:order-qty 500 :max-price 4.5}"],
+    ["an exponent", "[1e3 0.25]", "[1000.0 0.25]"],
+    ["a set of nine", '#{"zeta" "alpha" "mid" "beta" "omega" "kappa" "delta" "gamma" "eps"}', '#{"omega" "gamma" "eps" "mid" "kappa" "beta" "zeta" "delta" "alpha"}'],
+    ["a map of ten", "{:k1 1 :k2 2 :k3 3 :k4 4 :k5 5 :k6 6 :k7 7 :k8 8 :k9 9 :k10 10}", "{:k4 4 :k6 6 :k3 3 :k8 8 :k5 5 :k2 2 :k10 10 :k7 7 :k9 9 :k1 1}"],
+    ["a character", "{:sep \\, :quote \\'}", `{:sep "," :quote "'"}`],
+    // A string past 40 characters showed its size only, beside its output and once that was dropped.
+    ["a string of 41 to 80 characters", '"Use eu-west-1 for all writes; us-east-1 is read-only"', '"Use eu-west-1 for all writes; us-east-1 is read-only"'],
+  ])("shows a small value written out with %s beside output that does not print it, and once that is dropped", async (_, literal, edn) => {
+    const trace = await run([reply("Settings.", `(def cfg ${literal})\n(println "ok")`), reply("Done.", "(return 1)")]);
+    for (const printsShown of [1, 0]) expect(renderSummary(trace.turns[0], { printsShown }, { sampleItems: 3, sampleChars: 80, toolCallsPerTurn: 10 }).text).toContain(`, sample: ${edn}\n`);
+  });
+
+  // A regex is a scalar, but its line said `billing-re = regex` beside its turn's output: refining it
+  // (`charge|refund|invoice` plus `card|vat`) after an accuracy the output printed needs its text.
+  it("shows a regex as its pattern, as a scalar, beside output", async () => {
+    const trace = await run([reply("Patterns.", `(def billing-re #"charge|refund|invoice")\n(def long-re (re-pattern (apply str (interpose "|" (map #(str "word" %) (range 20))))))\n(println "accuracy" 0.7)`), reply("Done.", "(return 1)")]);
+    const opts = { sampleItems: 3, sampleChars: 80, toolCallsPerTurn: 10 };
+    for (const printsShown of [1, 0]) {
+      const shown = renderSummary(trace.turns[0], { printsShown }, opts).text;
+      expect(shown).toContain('; Defined: billing-re = #"charge|refund|invoice"\n');
+      // One longer than a sample is shown as a long string is.
+      expect(shown).toMatch(/; Defined: long-re = regex(, sample: #"word0\|word1.*\.\.\.)?\n/);
+    }
+  });
+
   // A table of functions prints as `{:double #fn[x] ...}`, never as the program wrote it: beside
   // output that called one (`((:taxed handlers) 10)`) it read `handlers = map[2]`, the keys the next
   // program calls it by in no line of the prompt.
@@ -156,9 +187,26 @@ describe("keeping what a model needs", () => {
     const trace = await run([reply("The watch list.", `(def watch {:cities ["Lisbon" "Oslo" "Quito"] :status "held" :min-total 400 :label "priority review list"})`), reply("Done.", "(return 1)")]);
     const summary = renderSummary(trace.turns[0], { superseded: undefined, printsShown: 0 }, { sampleItems: 3, sampleChars: 80, toolCallsPerTurn: 10 });
     expect(summary.text).toMatch(/; Defined: watch = map\[4\], sample: \{.*\.\.\.\}, keys: :cities :status :min-total :label/);
-    // A dictionary (keys that are data, not field names) lists none: its shape line names them.
+  });
+
+  // A dictionary (keys that are data, not field names) listed none after a sample, as its shape names
+  // them; but a sample is shown in place of the shape (a value a later program read, a turn that
+  // printed nothing): read later, plan stats grouped by a string field lost "Pro" past the cut, which
+  // the same line unread, as a shape, named.
+  it("names after a sample the keys a dictionary's shape names", async () => {
+    const opts = { sampleItems: 3, sampleChars: 80, toolCallsPerTurn: 10 };
+    const stats = await run([reply("Stats per plan.", `(def plan-stats {"Starter" {:n 5 :mrr 1100.97} "Enterprise" {:n 11 :mrr 1779.16} "Growth" {:n 13 :mrr 3551.08} "Pro" {:n 1 :mrr 237.25}})\n(println "ok")`), reply("Done.", "(return 1)")]);
+    expect(renderSummary(stats.turns[0], { printsShown: 0 }, opts).text).toContain('plan-stats = map[4] {"Starter" "Enterprise" "Growth" "Pro"} -> {:n integer, :mrr float}');
+    expect(renderSummary(stats.turns[0], { printsShown: 0, read: new Set(["plan-stats"]) }, opts).text).toMatch(/plan-stats = map\[4\], sample: \{"Starter" .*\.\.\.\}+, keys: "Starter" "Enterprise" "Growth" "Pro"$/m);
+    // Past eight keys, the eight the shape names, by name.
     const dict = await run([reply("Totals.", `(def totals (into {} (map (fn [i] [(str "region-" i) (* i 1000.5)]) (range 12))))`), reply("Done.", "(return 1)")]);
-    expect(renderSummary(dict.turns[0], { superseded: undefined, printsShown: 0 }, { sampleItems: 3, sampleChars: 80, toolCallsPerTurn: 10 }).text).not.toContain("keys:");
+    expect(renderSummary(dict.turns[0], { superseded: undefined, printsShown: 0 }, opts).text).toContain(', keys: "region-0" "region-1" "region-10" "region-11" "region-2" "region-3" "region-4" "region-5" ... 4 more');
+    // One whose sample shows every key lists none.
+    const whole = await run([reply("Totals.", `(def totals (into {} (map (fn [i] [(str "r" i) (* i 1000.5)]) (range 3))))\n(def long-text (str "x" (apply str (repeat 90 "y"))))`), reply("Done.", "(return 1)")]);
+    expect(renderSummary(whole.turns[0], { superseded: undefined, printsShown: 0 }, opts).text).not.toContain("keys:");
+    // Nor one whose sample shows a key past 40 characters whole, which a list would show cut.
+    const long = await run([reply("Accounts.", `(def accounts {"Northwind Traders accounts in region EMEA-west" (vec (range 30))})`), reply("Done.", "(return 1)")]);
+    expect(renderSummary(long.turns[0], { superseded: undefined, printsShown: 0 }, opts).text).toMatch(/accounts = map\[1\], sample: \{"Northwind Traders accounts in region EMEA-west" \[0 1 2 \.\.\.\]\}$/);
   });
 
   // Samples cost tokens full history never sends: a run of short programs that print nothing

@@ -44,7 +44,7 @@ function setup() {
     // (Reasoning the summary leaves out: in a budget of 3 the first summary must repay the legend.)
     clj("Look at the orders. I will total them per customer first, so that the tiers can be compared once the customers are fetched, and keep the totals for the next turns.", `(def by-customer "Order totals per customer" (reduce (fn [m o] (update m (:customer o) (fnil + 0) (:total o))) {} data/orders))\n(println by-customer)`),
     clj(
-      "Fetch the customers.",
+      "Fetch the customers: one call per customer, kept by id, and one for a customer that does not exist, to see what a failure looks like.",
       `(def info (into {} (map (fn [c] [c (tool/customer-info {:id c})]) (keys by-customer))))
 (def missing (try (tool/customer-info {:id "nobody"}) (catch e (str "failed: " (ex-message e)))))
 (defn tier-of "Tier of a customer" [c] (get-in info [c :tier]))

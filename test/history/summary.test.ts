@@ -233,21 +233,55 @@ describe("tool lines", () => {
     expect(toolLine(call({ q: "x" }, null), opts)).toBe('; Tool: search {:q "x"} -> nil');
   });
 
+  // A shape lists eight keys and counts the rest, within 160 characters: tickets of twenty fields,
+  // searched and only their ids printed, read `-> vector[12] of {(keyword "csat score") integer,
+  // :assignee string, ... :first-response-minutes...` once that output was dropped, and `:team`, which
+  // the next program filtered on, was in no line. A definition's shape names every key after it.
+  it("names every record key of a result after its shape, as after a definition's", () => {
+    const fields = ["id", "subject", "status", "priority", "assignee", "created", "updated", "channel", "customer", "sla_hours", "first-response-minutes", "region", "product", "severity", "escalated", "csat score", "team"];
+    const tickets = [0, 1].map((i) => Object.fromEntries(fields.map((f) => [f, `${f}-${i}`])));
+    const line = toolLine(call({ q: "refund" }, tickets), opts);
+    expect(line).toMatch(/^; Tool: search \{:q "refund"\} -> vector\[2\] of \{\(keyword "csat score"\) string, .*\.\.\., keys: /);
+    const keys = line.slice(line.indexOf(", keys: ") + 8);
+    expect(keys.split(/ (?=[:(])/).sort()).toEqual(fields.map((f) => (f.includes(" ") ? `(keyword "${f}")` : `:${f}`)).sort());
+    // One whose shape names every key lists none.
+    expect(toolLine(call({ q: "x" }, [{ id: 1, title: "a long enough title to make the result EDN longer than eighty characters" }]), opts)).toBe('; Tool: search {:q "x"} -> vector[1] of {:id integer, :title string}');
+  });
+
   // A small result (EDN of 80 characters or less) is shown whole, as a small definition is: a
   // ticket whose id the program only printed read `{:id string, :status string}` once that output
-  // was dropped, the id it must pass on in no line of the prompt. Calls sharing a line keep one shape.
+  // was dropped, the id it must pass on in no line of the prompt. Calls of one tool whose small
+  // results differ get a line each while every other group keeps its line (merged into one shape,
+  // three health checks read `-> {:status string, :p95-ms integer}` once their printed statuses were
+  // dropped, which service was degraded in no line); alike, they share one; past the line budget
+  // (a fan-out), one shape.
+  const health = (service: string, status: string): ToolCallTrace => ({ name: "health", args: { service }, result: { status }, durationMs: 1 });
   it.each([
     [[call({ title: "x" }, { id: "TCK-77", status: "open" })], '; Tool: search {:title "x"} -> {:id "TCK-77" :status "open"}'],
     [[call({ q: "a" }, [5, 8])], '; Tool: search {:q "a"} -> [5 8]'],
-    [[call({ q: "a" }, [5]), call({ q: "b" }, [7, 9])], '; Tool: search x2 {:q "a"|"b"} -> vector[1..2] of integer'],
+    [[call({ q: "a" }, [5]), call({ q: "b" }, [7, 9])], '; Tool: search {:q "a"} -> [5]\n; Tool: search {:q "b"} -> [7 9]'],
+    [[health("api", "ok"), health("db", "degraded"), health("cache", "ok"), call({ q: "a" }, 1)], '; Tool: health {:service "api"} -> {:status "ok"}\n; Tool: health {:service "db"} -> {:status "degraded"}\n; Tool: health {:service "cache"} -> {:status "ok"}\n; Tool: search {:q "a"} -> 1'],
+    [[health("api", "ok"), health("cache", "ok")], '; Tool: health x2 {:service "api"|"cache"} -> {:status "ok"}'],
+    [Array.from({ length: 12 }, (_, i) => health(`s${i}`, i === 3 ? "degraded" : "ok")), '; Tool: health x12 {:service "s0"|"s1"|"s2"|"s3"|"s4"|"s5"|"s6"|"s7"|"s8"|"s9"|"s10"|"s11"} -> {:status string}'],
     [[call({ q: "a" }, { id: "TCK-88231-ab", status: "open", title: "x", url: "https://t.example.com/TCK-88231-ab/details" })], '; Tool: search {:q "a"} -> {:id string, :status string, :title string, :url string}'],
-  ])("shows a small result whole on a line of its own: %#", (calls, line) => {
-    expect(renderSummary(turn({ toolCalls: calls }), { printsShown: 0 }, opts).text.split("\n")[0]).toBe(line);
-    if (calls.length === 1) expect(toolLine(calls[0], opts)).toBe(line);
+  ])("shows a small result whole on a line of its own: %#", (calls, lines) => {
+    expect(renderSummary(turn({ toolCalls: calls }), { printsShown: 0 }, opts).text).toBe(lines);
+    if (calls.length === 1) expect(toolLine(calls[0], opts)).toBe(lines);
   });
 
   it("shows a failed call with its error", () => {
     expect(toolLine(call({ q: "x" }, undefined, "timeout\nafter 5s"), opts)).toBe('; Tool: search {:q "x"} -> error: timeout after 5s');
+  });
+
+  // Arguments were a sample of three items per collection whatever their size: a batch of five ids
+  // read `{:ids ["o1" "o2" "o3" ...]}` (33 characters of EDN), and once the program was summarized the
+  // ids the next batch must skip were in no line. Arguments that fit in the sample's budget are whole.
+  it.each([
+    [{ ids: ["o1", "o2", "o3", "o4", "o5"] }, '{:ids ["o1" "o2" "o3" "o4" "o5"]}'],
+    [{ weights: { a: 1, b: 2, c: 3, d: 4, e: 5 } }, "{:weights {:a 1 :b 2 :c 3 :d 4 :e 5}}"],
+    [{ to: ["ops@example.com", "cfo@example.com", "ceo@example.com", "legal@example.com"], subject: "Outage" }, '{:to ["ops@example.com" "cfo@example.com" "ceo@example.com" ...] :subject "Outag...}'],
+  ])("shows arguments that fit in the sample's budget whole: %j", (args, text) => {
+    expect(toolLine(call(args, 1), opts)).toBe(`; Tool: search ${text} -> 1`);
   });
 
   it("bounds a shape with many keys and deep nesting", () => {
@@ -288,7 +322,7 @@ describe("turn summaries", () => {
     const calls: ToolCallTrace[] = [14, 15, 16].map((hour) => ({ name: "fetch-logs", args: { service: "payments", hour }, result: ["a", "b"], durationMs: 1 }));
     calls.push({ name: "fetch-logs", args: { service: "payments", hour: 17 }, error: "timeout", durationMs: 1 });
     const r = renderSummary(turn({ toolCalls: calls }), { printsShown: 0 }, opts);
-    expect(r.text.split("\n")).toEqual(['; Tool: fetch-logs x3 {:service "payments" :hour 14|15|16} -> vector[2] of string', '; Tool: fetch-logs {:service "payments" :hour 17} -> error: timeout']);
+    expect(r.text.split("\n")).toEqual(['; Tool: fetch-logs x3 {:service "payments" :hour 14|15|16} -> ["a" "b"]', '; Tool: fetch-logs {:service "payments" :hour 17} -> error: timeout']);
     expect(r.toolCallsListed).toBe(4);
   });
 
@@ -357,8 +391,8 @@ describe("turn summaries", () => {
       '; Tool: search {:q "b"} -> [{:id 3 :title "c"}]',
       "; Tool: count -> 2",
     ]);
-    // A superseded holder is not named: its name now means a later value.
-    expect(renderSummary(t, { printsShown: 0, superseded: new Set(["hits"]) }, opts).text).toContain('; Tool: search x2 {:q "a"|"b"} -> vector[1..2] of {:id integer, :title string}');
+    // A superseded holder is not named: its name now means a later value (here the results are small, so each is shown).
+    expect(renderSummary(t, { printsShown: 0, superseded: new Set(["hits"]) }, opts).text).toContain('; Tool: search {:q "a"} -> [{:id 1 :title "a"} {:id 2 :title "b"}]\n; Tool: search {:q "b"} -> [{:id 3 :title "c"}]');
   });
 
   it("merges calls whose results differ only in sizes, giving the sizes as ranges", () => {
