@@ -632,21 +632,23 @@ describe("compressed history is never dearer than full history", () => {
       const stopped = await SubAgent.run(first, { llm: scriptedLlm(s.replies.slice(0, saved)), context });
       const state = saveRun(stopped, first);
       for (const cache of ["token-prefix", "breakpoint"] as const) {
-        const [full, compressed] = await Promise.all(
-          [false, true].map(async (compress) => {
-            const step = await SubAgent.resume(agent(budget), state, { llm: scriptedLlm(s.replies.slice(saved)), context, ...(compress ? { compressHistory: true, view: { cacheModel: cache } } : {}) });
-            const meter = createMeter(MODELS[cache]);
-            // Priced as sent: the saved run's prompts, then the resumed run's live ones, marked as the client marks them.
-            for (const t of stopped.trace.turns) meter.add({ messages: t.messages, breakpoints: [...cacheMarks({ messages: t.messages })] });
-            const settings = step.trace.settings!;
-            for (const t of step.trace.turns.slice(saved)) {
-              const view = compressedView({ system: step.trace.system, task: step.trace.task, turns: step.trace.turns.slice(0, t.number - 1), maxTurns: budget, toolsWithdrawn: settings.toolsWithdrawn, maxPrintChars: settings.maxPrintChars }, settings.view);
-              expect(view.messages.map((m) => m.content), `prompt ${t.number} rebuilt from the trace`).toEqual(t.messages.map((m) => m.content));
-              meter.add({ messages: t.messages, breakpoints: [...cacheMarks({ messages: t.messages, ...(view.breakpoints === undefined ? {} : { cacheBreakpoints: view.breakpoints }) })] });
-            }
-            return meter.totals.cost;
-          }),
-        );
+        // One resume at a time: two at once on a loaded machine, a replayed turn can outrun the
+        // interpreter's 1-second default, and the resume is refused.
+        const resumedCost = async (compress: boolean): Promise<number> => {
+          const step = await SubAgent.resume(agent(budget), state, { llm: scriptedLlm(s.replies.slice(saved)), context, ...(compress ? { compressHistory: true, view: { cacheModel: cache } } : {}) });
+          const meter = createMeter(MODELS[cache]);
+          // Priced as sent: the saved run's prompts, then the resumed run's live ones, marked as the client marks them.
+          for (const t of stopped.trace.turns) meter.add({ messages: t.messages, breakpoints: [...cacheMarks({ messages: t.messages })] });
+          const settings = step.trace.settings!;
+          for (const t of step.trace.turns.slice(saved)) {
+            const view = compressedView({ system: step.trace.system, task: step.trace.task, turns: step.trace.turns.slice(0, t.number - 1), maxTurns: budget, toolsWithdrawn: settings.toolsWithdrawn, maxPrintChars: settings.maxPrintChars }, settings.view);
+            expect(view.messages.map((m) => m.content), `prompt ${t.number} rebuilt from the trace`).toEqual(t.messages.map((m) => m.content));
+            meter.add({ messages: t.messages, breakpoints: [...cacheMarks({ messages: t.messages, ...(view.breakpoints === undefined ? {} : { cacheBreakpoints: view.breakpoints }) })] });
+          }
+          return meter.totals.cost;
+        };
+        const full = await resumedCost(false);
+        const compressed = await resumedCost(true);
         expect(compressed / full, `saved ${saved} turns, budget ${budget}, ${cache}`).toBeLessThanOrEqual(1);
       }
     }
