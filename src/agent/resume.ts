@@ -339,10 +339,11 @@ async function resumeState(agent: Agent, state: RunState, resumeOptions: ResumeO
   }
   // What an agent started live inherits (Replay.live): the saved settings, as a run's nested agents
   // inherit its options, but not what rebuilds this run's own prompts: its strategy as a spec (which
-  // overrode a nested agent's own compressHistory), its client's cache and the saved turns kept whole.
-  // A compressed nested agent with its own claude-haiku-4 client took this run's 1,024-token minimum:
-  // 1.67x its full history, where the same call in a run not resumed costs 0.94x (never-dearer.test.ts).
-  const { cacheModel: _model, cacheMinTokens: _minimum, fullTurns: _kept, ...carried } = view;
+  // overrode a nested agent's own compressHistory) and its client's cache (the saved turns kept whole
+  // no nested run inherits: inheritedOptions). A compressed nested agent with its own claude-haiku-4
+  // client took this run's 1,024-token minimum: 1.67x its full history, where the same call in a run
+  // not resumed costs 0.94x (never-dearer.test.ts).
+  const { cacheModel: _model, cacheMinTokens: _minimum, ...carried } = view;
   const named = savedSpec !== undefined && savedSpec.name !== "full" && savedSpec.name !== INTERPRETER_STRATEGY ? { history: savedSpec } : {};
   const inherited = mergeOptions(agent.options, { compressHistory, printlnHistoryLimit, maxPrintChars: state.maxPrintChars, ...named, view: carried }, pickInheritable(options));
   const replay = new Replay(saved, state, agent, run, live, strategy, approvals.paused?.turn ?? 0, cut, inherited);

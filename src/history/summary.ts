@@ -230,8 +230,9 @@ const programLiterals = new WeakMap<Turn, Value[]>();
 export const holdsFunctions = (d: DefinitionTrace): boolean => COLLECTION_TYPES.has(d.type) && (d.edn ?? d.sample).includes("#fn[");
 
 /**
- * A small collection or string (EDN of 80 characters or less) the turn's program holds as a literal: its value, which full history shows in
- * the program and a summary would not. Compared as values, not as text: written with a comment
+ * A small collection or string (EDN of 80 characters or less) the turn's program holds as a
+ * literal: its value, which full history shows in the program and a summary would not. Compared as
+ * values, not as text: written with a comment
  * inside, a float's trailing zero (`4.50`), an exponent, a character, or as a set or a map past
  * eight entries (printed in hash order), its EDN was in no program, and `cfg = map[3]` beside the
  * turn's output left the keys the next program reads in no line. A value holding functions counts
