@@ -8,7 +8,7 @@ import { defaultViewOptions, resolveViewOptions, type ViewInput, type ViewOption
 import { createMeter, outputTokens, requestPrice, sentPrompt, type Meter } from "../compaction/measure.js";
 import { lookupPrice, type ModelPrice } from "../compaction/prices.js";
 import type { Json } from "../compaction/types.js";
-import { ABORTED, ContextReader, contextValue, isAbortSignal, isHiddenKey, publicShown, readableContext, sentBackSearch, UNLISTED_CONTEXT, defaultLimits, type ErrorInfo, MAX_TIMER_MS, evaluate, type HandedText, type Limits, Marks, type Memory, print, resolveLimits, showStandIns, showStandInsIn, toHost, type ToolCallRecord, unlessAborted, type Value } from "../lisp/index.js";
+import { ABORTED, ContextReader, isAbortSignal, isHiddenKey, publicShown, readableContext, sentBackSearch, UNLISTED_CONTEXT, defaultLimits, type ErrorInfo, MAX_TIMER_MS, evaluate, type HandedText, type Limits, Marks, type Memory, print, resolveLimits, showStandIns, showStandInsIn, toHost, type ToolCallRecord, unlessAborted, type Value, valueOf } from "../lisp/index.js";
 import { isTokenCount } from "../llm/args.js";
 import type { Llm, LlmUsage } from "../llm/types.js";
 import { DEFAULT_MAX_PRINT_CHARS, renderFeedback } from "../trace/feedback.js";
@@ -582,11 +582,9 @@ class AgentRun {
     if (this.hiddenChain === undefined) {
       const own: Record<string, unknown> = {};
       for (const k of Object.keys(this.context).filter(isHiddenKey)) {
-        try {
-          Object.defineProperty(own, k, { value: contextValue(this.context, k), enumerable: true });
-        } catch {
-          // What cannot be read is not searched for (the program's read reports it).
-        }
+        // Read when searched, not once: a host tool may replace the value while a run it called
+        // goes on, or between such runs. What cannot be read is not searched for (the program's read reports it).
+        Object.defineProperty(own, k, { get: () => valueOf(this.context, k), enumerable: true });
       }
       const above = this.parent?.hiddenContexts?.() ?? [];
       this.hiddenChain = Object.keys(own).length === 0 ? above : [own, ...above];
