@@ -8,7 +8,7 @@ import { defaultViewOptions, resolveViewOptions, type ViewInput, type ViewOption
 import { createMeter, outputTokens, requestPrice, sentPrompt, type Meter } from "../compaction/measure.js";
 import { lookupPrice, type ModelPrice } from "../compaction/prices.js";
 import type { Json } from "../compaction/types.js";
-import { ABORTED, ContextReader, contextValue, isAbortSignal, isHiddenKey, publicShown, readableContext, sentBackSearch, UNLISTED_CONTEXT, defaultLimits, type ErrorInfo, MAX_TIMER_MS, evaluate, type HandedText, type Limits, Marks, type Memory, print, resolveLimits, showStandIns, showStandInsIn, toHost, type ToolCallRecord, unlessAborted, type Value } from "../lisp/index.js";
+import { ABORTED, ContextReader, isAbortSignal, isHiddenKey, publicShown, readableContext, sentBackSearch, UNLISTED_CONTEXT, defaultLimits, type ErrorInfo, MAX_TIMER_MS, evaluate, type HandedText, type Limits, Marks, type Memory, print, resolveLimits, showStandIns, showStandInsIn, toHost, type ToolCallRecord, unlessAborted, type Value, valueOf } from "../lisp/index.js";
 import { isTokenCount } from "../llm/args.js";
 import type { Llm, LlmUsage } from "../llm/types.js";
 import { DEFAULT_MAX_PRINT_CHARS, renderFeedback } from "../trace/feedback.js";
@@ -150,8 +150,8 @@ class AgentRun {
   readonly observer: RunObserver | null;
   /** The run's context as prepare() read it (a Proxy's keys listed once). */
   private context: Readonly<Record<string, unknown>> = {};
-  /** The hidden context of this run and of the runs above it, nearest first (RunScope.hiddenContexts), once prepare() read the context. */
-  private hiddenChain: ReadonlyArray<Readonly<Record<string, unknown>>> | undefined;
+  /** The hidden keys of the context, read when searched (hiddenContexts). */
+  private hiddenView: Readonly<Record<string, unknown>> | undefined;
 
   constructor(
     private readonly agent: Agent,
@@ -579,19 +579,10 @@ class AgentRun {
 
   /** This run's hidden context and its callers', nearest first: what the tools of a run it calls may quote. */
   private hiddenContexts(): ReadonlyArray<Readonly<Record<string, unknown>>> {
-    if (this.hiddenChain === undefined) {
-      const own: Record<string, unknown> = {};
-      for (const k of Object.keys(this.context).filter(isHiddenKey)) {
-        try {
-          Object.defineProperty(own, k, { value: contextValue(this.context, k), enumerable: true });
-        } catch {
-          // What cannot be read is not searched for (the program's read reports it).
-        }
-      }
-      const above = this.parent?.hiddenContexts?.() ?? [];
-      this.hiddenChain = Object.keys(own).length === 0 ? above : [own, ...above];
-    }
-    return this.hiddenChain;
+    const above = this.parent?.hiddenContexts?.() ?? [];
+    // Asked for each evaluation, and read as the run holds it now: a host tool may replace or add a
+    // hidden value while a run it called goes on, or between such runs.
+    return Object.keys(this.context).some(isHiddenKey) ? [(this.hiddenView ??= hiddenView(this.context)), ...above] : above;
   }
 
   /** The callers' hidden context, for the evaluation and the output check (EvaluateOptions.callerHidden), when there is any. */
@@ -799,4 +790,15 @@ function tryStrategy(options: InheritableOptions): HistoryStrategy | null {
   } catch {
     return null;
   }
+}
+
+/** The hidden keys of `ctx`, listed and read when asked, as `ctx` holds them then; one that cannot be read is undefined (the program's read reports it). */
+function hiddenView(ctx: Readonly<Record<string, unknown>>): Readonly<Record<string, unknown>> {
+  const held = (k: string | symbol): k is string => typeof k === "string" && isHiddenKey(k) && Object.hasOwn(ctx, k);
+  return new Proxy<Record<string, unknown>>({}, {
+    ownKeys: () => Object.keys(ctx).filter(isHiddenKey),
+    getOwnPropertyDescriptor: (_, k) => (held(k) ? { value: valueOf(ctx, k), enumerable: true, configurable: true, writable: false } : undefined),
+    get: (_, k) => (held(k) ? valueOf(ctx, k) : undefined),
+    has: (_, k) => held(k),
+  });
 }

@@ -34,7 +34,7 @@ export { isFieldName } from "./hidden-names.js";
 export { formText, type Form } from "./forms.js";
 export { keywordText, printSample, prStr, quoteString } from "./printer.js";
 export { eachHostPart, holdsStandIn, holdsStandInIn, isHiddenKey, Marks, readableStandIns, showStandIns, showStandInsIn, standInType, type HandedText, type Origin } from "./marks.js";
-export { publicShown, sentBackSearch } from "./sent-back.js";
+export { publicShown, sentBackSearch, valueOf } from "./sent-back.js";
 export { defaultLimits, MAX_TIMER_MS, resolveLimits, type Limits } from "./limits.js";
 export { abortedError, excerpt, formatError, IN_EARLIER_PROGRAM, limitThrown, ours, recordedLimit, relocate, ToolTimeout, type ErrorInfo, type ErrorKind } from "./errors.js";
 export { resolveIsolation, type Isolation } from "./isolate/options.js";

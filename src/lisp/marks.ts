@@ -387,19 +387,19 @@ export class QuoteIndex<T = string> {
     return undefined;
   }
 
-  /** The tag of the longest hidden text that goes on past `text` (of `head`+ characters, folded as indexed): `text` is its start, cut short (see standsFor). */
-  startOf(text: string): T | undefined {
+  /** The tag of the longest hidden text that goes on past `text` (of `head`+ characters, folded as indexed): `text` is its start, cut short (see standsFor; `breaks`, compactForms'). */
+  startOf(text: string, breaks: Breaks): T | undefined {
     const b = this.heads.get(text.slice(0, this.head));
     // A character no folded text holds: any that follows the start will do.
     const e = b === undefined ? undefined : cutAt(b, text, STAND_IN_OPEN);
-    return e !== undefined && standsFor(text, e[0]) ? e[1] : undefined;
+    return e !== undefined && standsFor(text, e[0], breaks) ? e[1] : undefined;
   }
 
   /** The tag of a hidden text that `text` (of `head`+ characters) is the end of, indexed reversed (`add`'s, or the caller's own reversed forms; see standsFor). */
-  endOf(text: string): T | undefined {
+  endOf(text: string, breaks: Breaks): T | undefined {
     const b = this.heads.get(reversed(text.slice(-this.head)));
     const e = b === undefined ? undefined : cutAt(b, reversed(text), STAND_IN_OPEN);
-    return e !== undefined && standsFor(text, e[0]) ? e[1] : undefined;
+    return e !== undefined && standsFor(text, e[0], breaks) ? e[1] : undefined;
   }
 
   /**
@@ -511,14 +511,19 @@ function cutAt<T>(b: Bucket<T>, prefix: string, next: string): Entry<T> | undefi
   return best;
 }
 
+/** Where each compact form (compactForms') had characters dropped: the lengths of its starts that end where the hidden text broke. */
+export type Breaks = ReadonlyMap<string, ReadonlySet<number>>;
+
 /**
- * Whether a start or an end of the hidden text `whole`, cut with no ellipsis, stands for it: when
- * it holds a digit (a token's, a key's, an account number's) or two thirds of it. Any start or end
- * of 8+ letters did, and a tool given a hidden `production-eu-west-1`, `alice.smith@example.com`
- * or `customer-12345678` showed `production`, `example.com` and `customer` as stand-ins (9 of 10
- * ordinary answers a helper tried).
+ * Whether a start or an end of the hidden text `whole` (a compact form), cut with no ellipsis,
+ * stands for it: when it holds a digit (a token's, a key's, an account number's), two thirds of
+ * it, or it is cut inside a run of letters (a token's prefix that happens to hold no digit,
+ * `ghp_RkWmZtQa`). Any start or end of 8+ letters did, and a tool given a hidden
+ * `production-eu-west-1`, `alice.smith@example.com` or `customer-12345678` showed `production`,
+ * `example.com` and `customer` as stand-ins (9 of 10 ordinary answers a helper tried).
  */
-const standsFor = (piece: string, whole: string): boolean => /\d/.test(piece) || piece.length * 3 >= whole.length * 2;
+const standsFor = (piece: string, whole: string, breaks: Breaks): boolean =>
+  /\d/.test(piece) || piece.length * 3 >= whole.length * 2 || breaks.get(whole)?.has(piece.length) !== true;
 
 /** Where `…` or `...` begins in `text`, in order. */
 function ellipses(text: string): number[] {
@@ -1278,6 +1283,7 @@ export class Marks {
     if (this.empty || (back.length === 0 && this.find(args) === undefined)) return;
     const given = new Map<string, Origin>();
     const compact: Array<[string, Origin]> = [];
+    const breaks = new Map<string, ReadonlySet<number>>();
     // Small values of hidden collections the tool was given: marked only if it sends them back.
     const smalls = new Map<string | number, Origin>();
     // The text of each marked value it was given (taken out of hidden context or computed from it),
@@ -1291,7 +1297,7 @@ export class Marks {
         if (o !== undefined) {
           if (typeof x === "string" && x.length >= QUOTED_MIN) given.set(composed(x).toLowerCase(), o);
           texts.set(String(x), o);
-          compactForms(String(x), o, compact);
+          compactForms(String(x), o, compact, breaks);
         } else if (inside !== undefined && small(x)) smalls.set(x, inside);
       } else if (x !== null && typeof x === "object" && depth <= 64 && !(x instanceof Closure)) {
         const own = this.objs.get(x);
@@ -1304,7 +1310,7 @@ export class Marks {
     for (const [value, o] of back) {
       const text = String(value);
       given.set(composed(text).toLowerCase(), o);
-      compactForms(text, o, compact);
+      compactForms(text, o, compact, breaks);
     }
     // Quotes of a marked string, whole or cut short (`token K7Z2Q9-B3M8… rejected`, as a tool's
     // error message is searched for them), and compact forms: each looked up by its first
@@ -1325,7 +1331,7 @@ export class Marks {
       // Or the start or end of one, cut with no ellipsis (a key's prefix as an API lists keys, a
       // column that truncates it, its last characters): the whole text is ECHO_MIN+ of its letters
       // and digits. The forms are indexed reversed too, so an end is a reversed form's start.
-      const found = c.length >= ECHO_MIN ? (compacts.quote(c) ?? compacts.startOf(c) ?? compacts.endOf(c)) : undefined;
+      const found = c.length >= ECHO_MIN ? (compacts.quote(c) ?? compacts.startOf(c, breaks) ?? compacts.endOf(c, breaks)) : undefined;
       return found ?? encodedIn(text, compacts);
     };
     eachPart(result, (x) => {
@@ -1830,7 +1836,7 @@ export class HiddenSearch<T> {
  * `&amp;` and `&#233;`) read first: what an echo keeps of a value whatever it did to separators,
  * to case or to accents, read one character at a time as `compacted` reads a message.
  */
-function compactText(text: string): string {
+function compactText(text: string, breaks?: number[]): string {
   const t = text.replace(ESCAPE, escapeText);
   let out = "";
   for (let i = 0; i < t.length; ) {
@@ -1838,10 +1844,14 @@ function compactText(text: string): string {
     if (code < 0x80) {
       const low = code >= 0x41 && code <= 0x5a ? code + 0x20 : code;
       if ((low >= 0x61 && low <= 0x7a) || (low >= 0x30 && low <= 0x39)) out += String.fromCharCode(low);
+      // Where a separator was dropped: a start of the compact form ending there is a word of the text.
+      else if (breaks !== undefined && out.length > 0 && breaks[breaks.length - 1] !== out.length) breaks.push(out.length);
       i++;
     } else {
       const ch = String.fromCodePoint(t.codePointAt(i) as number);
-      out += foldedChar(ch);
+      const f = foldedChar(ch);
+      if (f === "" && breaks !== undefined && out.length > 0 && breaks[breaks.length - 1] !== out.length) breaks.push(out.length);
+      out += f;
       i += ch.length;
     }
   }
@@ -2342,10 +2352,16 @@ const RAREST_TRIES = 4;
 
 const DIGIT = /\p{N}/u;
 
-/** A hidden value's compact text, forwards and reversed, when it is long enough to be an echo. */
-function compactForms<T>(text: string, tag: T, out: Array<[string, T]>): void {
-  const c = compactText(text);
-  if (c.length >= ECHO_MIN) out.push([c, tag], [reversed(c), tag]);
+/** A hidden value's compact text, forwards and reversed, when it is long enough to be an echo; with `breaks`, where each had separators (standsFor). */
+function compactForms<T>(text: string, tag: T, out: Array<[string, T]>, breaks?: Map<string, ReadonlySet<number>>): void {
+  const at: number[] | undefined = breaks === undefined ? undefined : [];
+  const c = compactText(text, at);
+  if (c.length < ECHO_MIN) return;
+  const r = reversed(c);
+  out.push([c, tag], [r, tag]);
+  if (breaks === undefined || at === undefined || at.length === 0 || breaks.has(c)) return;
+  breaks.set(c, new Set(at));
+  breaks.set(r, new Set(at.map((k) => c.length - k)));
 }
 
 function reversed(text: string): string {

@@ -329,6 +329,22 @@ describe("a tool that sends a hidden argument back rewritten does not show it", 
     }
   });
 
+  // A start or end with no digit that is cut inside a run of the value's letters is still a piece
+  // of it: a random token's first characters may hold no digit (~1 in 4 of 8 base62 ones).
+  it.each([
+    ["ghp_RkWmZtQaLpXbNcVd3kF9hT2sYq8wEuJ1oPzA", "ghp_RkWmZtQa"],
+    ["hQvLbKmTrZsWpXnYcJdFgHaE", "hQvLbKmTrZsW"],
+    ["ak_7Qm2VbNx9KpLrTzWyHsDfGhJk", "KpLrTzWyHsDfGhJk"],
+    ["correcthorsebatterystaple", "correcthorsebat"],
+  ])("a tool's result that is a start or end of a hidden argument cut inside a word (%s) shows a stand-in", async (secret, piece) => {
+    const t = { run: () => ({ hint: piece }) };
+    for (const isolation of ["none", "worker"] as const) {
+      const r = await evaluate("(println (tool/t {:x (:x data/_s)}))", { ctx: { _s: { x: secret } }, isolation, tools: { t } });
+      expect(r.ok).toBe(true);
+      expect(r.prints.map(showStandIns)).toEqual(["{:hint <hidden string derived from data/_s>}"]);
+    }
+  });
+
   it("a tool's message keeps its words that share no piece with a hidden argument", async () => {
     const own = { own: tool({ description: "Checks a token.", input: z.object({ token: z.string() }), run: ({ token }) => { throw new Error(`token rejected: ends ${token.slice(-4)}`); } }) };
     const seen = await run(["(tool/own {:token (:token data/_creds)})", "(return :done)"], { tools: own, compressHistory: false });

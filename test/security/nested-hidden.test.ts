@@ -6,6 +6,7 @@ import { z } from "zod";
 import { runToJson } from "../../src/agent/saved-run.js";
 import { SubAgent } from "../../src/agent/subagent.js";
 import { tool } from "../../src/agent/tools.js";
+import { showStandIns } from "../../src/lisp/marks.js";
 import { scriptedLlm } from "../../src/llm/scripted.js";
 import { fragments, leaks } from "../support/hidden.js";
 
@@ -185,6 +186,26 @@ describe("a nested agent given hidden context", () => {
       expect(step.trace.turns[0].prints).toEqual(["<hidden string derived from hidden context>"]);
       for (const text of [JSON.stringify(llm.requests.map((r) => r.messages)), runToJson(step)]) expect(leaks(text, fragments([TOKEN])), text).toEqual([]);
     }
+  });
+
+  // A host tool replaces the caller's hidden card while a nested run goes on, or the caller's own
+  // program did so before calling it again, or adds a hidden card beside it: the nested run
+  // compared its tool's results with the hidden context its caller held when the first nested run
+  // started, and printed the new card whole.
+  it.each((["none", "worker"] as const).flatMap((isolation) => (["during the nested run", "between nested runs"] as const).flatMap((when) => (["replaced", "added"] as const).map((how) => [isolation, when, how] as const))))("hides a caller's hidden record a host tool replaced or added (isolation %s, %s, %s)", async (isolation, when, how) => {
+    const renewed = { cvv: "999", last4: "1111", exp: "04/31" };
+    const context: Record<string, unknown> = { _card: { cvv: "737", last4: "4242", exp: "01/29" } };
+    const key = how === "replaced" ? "_card" : "_card2";
+    const refresh = tool({ description: "Renews the card.", input: z.object({}), run: () => void (context[key] = { ...renewed }) });
+    const lookup = tool({ description: "A record.", input: z.object({}), run: () => ({ ...renewed }) });
+    const child = SubAgent.create({ prompt: "Look up {{n}}.", tools: { refresh, lookup }, maxTurns: 1 });
+    const looker = SubAgent.asTool(child, { description: "Looks up.", input: z.object({ n: z.number() }) });
+    const replies = when === "during the nested run" ? [code("(println (tool/looker {:n 1}))"), code("(tool/refresh) (println (tool/lookup)) (return 1)")] : [code("(println (tool/looker {:n 0})) (tool/refresh) (println (tool/looker {:n 1}))"), code("(return 0)"), code("(println (tool/lookup)) (return 1)")];
+    const parent = SubAgent.create({ prompt: "Go.", tools: { looker, refresh }, maxTurns: 1 });
+    const step = await SubAgent.run(parent, { llm: scriptedLlm(replies), context, isolation });
+    const nested = step.trace.turns[0].nested?.at(-1);
+    expect(nested?.ok).toBe(true);
+    expect(nested?.trace.turns.at(-1)?.prints.map(showStandIns)).toEqual([`{:cvv <hidden string from data/${key} :cvv> :last4 <hidden string from data/${key} :last4> :exp <hidden string from data/${key} :exp>}`]);
   });
 
   it("refuses an input with both key and _key, where a hidden key's value would be overwritten", () => {
