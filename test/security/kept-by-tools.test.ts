@@ -280,7 +280,9 @@ describe("a tool that sends back hidden context the evaluation never read", () =
     const tok = (i: number): string => `sess-${String(i).padStart(6, "0")}-Q8ZK`;
     const sessions = Object.fromEntries(Array.from({ length: 12_000 }, (_, i) => [tok(i), { user: `u${i}`, n: i }]));
     for (const i of [100, 9_000, 11_999]) {
-      const r = await evaluate("(println (tool/whoami))", { ctx: { _sessions: sessions }, isolation, tools: { whoami: { run: () => ({ session: tok(i) }) } } });
+      // Sending 12,000 sessions to a worker can take over the 1-second default on a loaded machine.
+      const r = await evaluate("(println (tool/whoami))", { ctx: { _sessions: sessions }, isolation, limits: { timeoutMs: 600_000 }, tools: { whoami: { run: () => ({ session: tok(i) }) } } });
+      expect(r.ok, r.ok ? "" : r.error.message).toBe(true);
       expect(showStandIns(r.prints.join("\n")), `session ${i}`).toBe("{:session <hidden string from data/_sessions>}");
     }
   });
