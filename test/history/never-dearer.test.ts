@@ -166,6 +166,60 @@ function adversarySession(seed: number): Session {
   return { name: `adversary-${seed}`, kind: "exploration", prompt: "Look through the rows and report.", tools: advTools, context: { rows: advRows }, replies, failingTurns: failing };
 }
 
+const SERVICES = ["api", "db", "cache", "queue", "auth", "search", "billing", "mail"];
+const wideRecords = Array.from({ length: 30 }, (_, i) => Object.fromEntries(Array.from({ length: 25 }, (_, j) => [`field-number-${j}-of-record-with-long-name`, i * j])));
+const displayTools = {
+  health: tool({ description: "Health of a service", input: z.object({ service: z.string() }), run: ({ service }) => ({ status: service.length % 3 === 0 ? "degraded" : "ok", "p95-ms": service.length * 37 }) }),
+  batch: tool({ description: "Marks ids done", input: z.object({ ids: z.array(z.string()) }), run: ({ ids }) => ({ ok: true, n: ids.length }) }),
+  records: tool({ description: "Wide records", input: z.object({ n: z.number().int() }), run: ({ n }) => wideRecords.slice(0, 3 + (n % 20)) }),
+  lookup: tool({ description: "Looks one up", input: z.object({ id: z.string() }), run: ({ id }) => ({ id, tier: id.length % 2 === 0 ? "gold" : "silver", open: id.length }) }),
+};
+
+/**
+ * An agent run of 3-22 turns reaching the summary lines the other runs here never show:
+ * dictionaries keyed by long strings (a sample naming its keys, some cut at 40 characters),
+ * written-out strings of 41-80 characters and small commented maps, regexes, tool results whose
+ * record keys follow their shape, small results of one tool shown whole (a fan-out, one line per
+ * call), arguments shown whole, and println lines; its turn budget is `budget` times its turns.
+ */
+async function displayRun(seed: number, budget = 1): Promise<RunTrace> {
+  const r = rng(seed);
+  const turns = 3 + Math.floor(r() * 20);
+  const longKey = (i: number): string => `${["Enterprise", "Growth", "Starter", "Northwind", "Contoso"][i % 5]} plan for region ${i} ${"x".repeat(Math.floor(r() * 30))}`;
+  const note = "Use eu-west-1 for all writes; us-east-1 is read-only now ok";
+  const replies: string[] = [];
+  const dicts: string[] = [];
+  for (let k = 0; k < turns - 1; k++) {
+    const prose = ["", "Next.", "Let me look at what came back and decide which part matters for the answer before I go on. ".repeat(1 + Math.floor(r() * 3))][Math.floor(r() * 3)];
+    const parts: string[] = [];
+    const steps = 1 + Math.floor(r() * 3);
+    for (let s = 0; s < steps; s++) {
+      const kind = Math.floor(r() * 9);
+      if (kind === 0) {
+        dicts.push(`d${k}_${s}`);
+        parts.push(`(def d${k}_${s} {${Array.from({ length: 4 + Math.floor(r() * 10) }, (_, i) => `"${longKey(i + k)}" {:n ${i} :mrr ${(i * 13.5).toFixed(1)}}`).join(" ")}})`);
+      } else if (kind === 1 && dicts.length > 0) parts.push(`(println (count ${dicts[Math.floor(r() * dicts.length)]}))`);
+      else if (kind === 2) {
+        parts.push(`(def cfg${k}_${s} {:min-free ${Math.floor(r() * 50)} :order-qty ${Math.floor(r() * 900)} :max-price ${(r() * 10).toFixed(2)}0 ; cap\n :note "${note.slice(0, 20 + Math.floor(r() * 30))}"})`);
+        parts.push(`(def s${k}_${s} "${note.slice(0, 41 + Math.floor(r() * 20))}")`);
+      } else if (kind === 3) parts.push(`(def h${k}_${s} (mapv #(tool/health {:service %}) [${SERVICES.slice(0, 2 + Math.floor(r() * 7)).map((x) => `"${x}"`).join(" ")}]))`);
+      else if (kind === 4) parts.push(`(tool/batch {:ids [${Array.from({ length: 3 + Math.floor(r() * 10) }, (_, i) => `"o${k * 10 + i}"`).join(" ")}]})`);
+      else if (kind === 5) parts.push(`(def w${k}_${s} (tool/records {:n ${Math.floor(r() * 40)}}))`, `(println (count w${k}_${s}))`);
+      else if (kind === 6) parts.push(`(def re${k}_${s} #"${["charge|refund|invoice", "^ERR-\\d{3,5}$", "(?i)timeout|deadline exceeded|503"][Math.floor(r() * 3)]}")`);
+      else if (kind === 7) parts.push(`(doseq [c [${Array.from({ length: 1 + Math.floor(r() * 5) }, (_, i) => `"C${k}${i}${"x".repeat(i)}"`).join(" ")}]] (tool/lookup {:id c}))`);
+      else {
+        const lines = Math.floor(r() * r() * 12);
+        for (let j = 0; j < lines; j++) parts.push(`(println "t${k} l${j}" "${"row ".repeat(1 + Math.floor(r() * 12))}")`);
+      }
+    }
+    if (parts.length === 0) parts.push(`(println ${k})`);
+    replies.push((prose === "" ? "" : prose + "\n\n") + "```clojure\n" + parts.join("\n") + "\n```");
+  }
+  replies.push("```clojure\n(return 1)\n```");
+  const agent = SubAgent.create({ prompt: "Look through the data.", tools: displayTools, maxTurns: Math.round(turns * budget), limits: { timeoutMs: 600_000 } });
+  return (await SubAgent.run(agent, { llm: scriptedLlm(replies), context: {} })).trace;
+}
+
 /**
  * Prices the run `make` gives for each seed from `first` to `last` at each budget factor (its turn
  * budget that many times the turns it uses), under both cache models, against full history:
@@ -245,6 +299,17 @@ describe("compressed history is never dearer than full history", () => {
   it("tool-heavy agent runs, under both cache models", async () => {
     await expectRuns(toolRun, 1, 100, [1, 3], (turns) => (turns >= 10 ? 1 : 1.015), true);
   }, 600_000);
+
+  // Runs whose summaries show what the runs above never make: long dictionary keys, strings and
+  // maps written out, regexes, record keys after a result's shape, small results and arguments
+  // whole. Each such line is longer than the shape it replaced, and must still pay for itself. Of
+  // seeds 0-1,999 at their own budget none is dearer: at worst 0.994x (seed 1109, 3 turns; token
+  // prefix, averaged) and 0.989x (breakpoint). Those closest to 1 are kept here besides the first
+  // twelve: sending the legend twice while pricing it once makes eight of them dearer (up to 1.012x),
+  // and counting no legend share three (up to 1.003x).
+  it("agent runs whose summaries show values whole, at their own budget, under both cache models", async () => {
+    for (const seed of [...Array.from({ length: 12 }, (_, i) => i), 183, 281, 309, 1109, 1350, 1518, 1670, 1704, 1952]) await expectRuns(displayRun, seed, seed, [1], () => 1, true);
+  }, 120_000);
 
   // Generated traces (with a system prompt long enough to cache). Before: 271 of 400 dearer, up
   // to 1.53x. Two small costs remain allowed: a turn that printed nothing shows samples of what
