@@ -1850,8 +1850,11 @@ function compactText(text: string, breaks?: number[]): string {
     } else {
       const ch = String.fromCodePoint(t.codePointAt(i) as number);
       const f = foldedChar(ch);
-      if (f === "" && breaks !== undefined && out.length > 0 && breaks[breaks.length - 1] !== out.length) breaks.push(out.length);
+      // A script written without spaces between words (東京都渋谷区神南…) may end a word at any of its characters.
+      const unspaced = breaks !== undefined && UNSPACED.test(f);
+      if ((f === "" || unspaced) && breaks !== undefined && out.length > 0 && breaks[breaks.length - 1] !== out.length) breaks.push(out.length);
       out += f;
+      if (unspaced) breaks?.push(out.length);
       i += ch.length;
     }
   }
@@ -1917,6 +1920,9 @@ const UTF8_MIN = [0, 0, 0x80, 0x800, 0x10000];
 /** ESCAPE where a scan stands. */
 const ESCAPE_AT = new RegExp(ESCAPE.source, "y");
 const NOT_ALNUM = /[^\p{L}\p{N}]/gu;
+
+/** A character of a script written without spaces between words. */
+const UNSPACED = /^[\p{sc=Han}\p{sc=Hiragana}\p{sc=Katakana}\p{sc=Thai}\p{sc=Lao}\p{sc=Khmer}\p{sc=Myanmar}]/u;
 const NON_ASCII = /[\u0080-\uffff]/;
 
 /**
