@@ -1875,12 +1875,14 @@ const FOLDS_KEPT = 4096;
  * by upper-casing, then lower-casing (`ß` as `ss`, a final `ς` as `σ`). Accents are combining marks
  * once it is decomposed, and dropped as separators are: `é` and `e` with U+0301 (decomposed, as
  * macOS and some databases write text) read alike, and as `e`, as a search that folds accents sends
- * it back; a Hangul syllable, which decomposes into letters, is composed again.
+ * it back; a Hangul syllable, which decomposes into letters, is composed again. Compatibility forms
+ * read as the letters they stand for (full-width `ｓ` as `s`, `ﬁ` as `fi`, `™` as `tm`), as a tool
+ * that normalizes its input (NFKC) sends them back.
  */
 function foldedChar(ch: string): string {
   let f = folds.get(ch);
   if (f === undefined) {
-    f = ch.toUpperCase().toLowerCase().normalize("NFD").replace(NOT_ALNUM, "").normalize("NFC");
+    f = ch.toUpperCase().toLowerCase().normalize("NFKD").replace(NOT_ALNUM, "").toLowerCase().normalize("NFC");
     if (folds.size >= FOLDS_KEPT) folds.clear();
     folds.set(ch, f);
   }
