@@ -797,7 +797,8 @@ function hiddenView(ctx: Readonly<Record<string, unknown>>): Readonly<Record<str
   const held = (k: string | symbol): k is string => typeof k === "string" && isHiddenKey(k) && Object.hasOwn(ctx, k);
   return new Proxy<Record<string, unknown>>({}, {
     ownKeys: () => Object.keys(ctx).filter(isHiddenKey),
-    getOwnPropertyDescriptor: (_, k) => (held(k) ? { value: valueOf(ctx, k), enumerable: true, configurable: true, writable: false } : undefined),
+    // A getter, not the value: listing the keys (Object.keys asks for each one's descriptor) reads none of them.
+    getOwnPropertyDescriptor: (_, k) => (held(k) ? { get: () => valueOf(ctx, k), enumerable: true, configurable: true } : undefined),
     get: (_, k) => (held(k) ? valueOf(ctx, k) : undefined),
     has: (_, k) => held(k),
   });

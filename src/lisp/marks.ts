@@ -1850,8 +1850,11 @@ function compactText(text: string, breaks?: number[]): string {
     } else {
       const ch = String.fromCodePoint(t.codePointAt(i) as number);
       const f = foldedChar(ch);
-      if (f === "" && breaks !== undefined && out.length > 0 && breaks[breaks.length - 1] !== out.length) breaks.push(out.length);
+      // A script written without spaces between words (東京都渋谷区神南…) may end a word at any of its characters.
+      const unspaced = breaks !== undefined && UNSPACED.test(f);
+      if ((f === "" || unspaced) && breaks !== undefined && out.length > 0 && breaks[breaks.length - 1] !== out.length) breaks.push(out.length);
       out += f;
+      if (unspaced) breaks?.push(out.length);
       i += ch.length;
     }
   }
@@ -1872,12 +1875,14 @@ const FOLDS_KEPT = 4096;
  * by upper-casing, then lower-casing (`ß` as `ss`, a final `ς` as `σ`). Accents are combining marks
  * once it is decomposed, and dropped as separators are: `é` and `e` with U+0301 (decomposed, as
  * macOS and some databases write text) read alike, and as `e`, as a search that folds accents sends
- * it back; a Hangul syllable, which decomposes into letters, is composed again.
+ * it back; a Hangul syllable, which decomposes into letters, is composed again. Compatibility forms
+ * read as the letters they stand for (full-width `ｓ` as `s`, `ﬁ` as `fi`, `™` as `tm`), as a tool
+ * that normalizes its input (NFKC) sends them back.
  */
 function foldedChar(ch: string): string {
   let f = folds.get(ch);
   if (f === undefined) {
-    f = ch.toUpperCase().toLowerCase().normalize("NFD").replace(NOT_ALNUM, "").normalize("NFC");
+    f = ch.toUpperCase().toLowerCase().normalize("NFKD").replace(NOT_ALNUM, "").toLowerCase().normalize("NFC");
     if (folds.size >= FOLDS_KEPT) folds.clear();
     folds.set(ch, f);
   }
@@ -1917,6 +1922,9 @@ const UTF8_MIN = [0, 0, 0x80, 0x800, 0x10000];
 /** ESCAPE where a scan stands. */
 const ESCAPE_AT = new RegExp(ESCAPE.source, "y");
 const NOT_ALNUM = /[^\p{L}\p{N}]/gu;
+
+/** A character of a script written without spaces between words. */
+const UNSPACED = /^[\p{sc=Han}\p{sc=Hiragana}\p{sc=Katakana}\p{sc=Thai}\p{sc=Lao}\p{sc=Khmer}\p{sc=Myanmar}]/u;
 const NON_ASCII = /[\u0080-\uffff]/;
 
 /**

@@ -261,8 +261,7 @@ function keySearch(from: Context, at: number, k: string): KeySearch {
   return { at, k, texts, first: search, search };
 }
 
-/** A key's value as the host holds it; unreadable, none (a read by the program reports why). */
-/** A context key's value as the host holds it; undefined where its getter throws. */
+/** A context key's value as the host holds it; undefined where its getter throws (a read by the program reports why). */
 export function valueOf(ctx: Context, k: string): unknown {
   try {
     return contextValue(ctx, k);

@@ -320,6 +320,10 @@ describe("a tool that sends a hidden argument back rewritten does not show it", 
     ["alice.smith@example.com", { domain: "example.com" }],
     ["customer-12345678", { kind: "customer" }],
     ["quarterly-report-confidential.pdf", { type: "confidential.pdf" }],
+    // Scripts written without spaces may end a word at any character: these hid once a cut had to be at a separator.
+    ["東京都渋谷区神南一丁目二番三号", { ward: "東京都渋谷区神南" }],
+    ["北京市海淀区中关村大街二十七号", { district: "北京市海淀区中关村" }],
+    ["กรุงเทพมหานครเขตบางรัก", { city: "กรุงเทพมหานคร" }],
   ])("a tool's result that merely begins or ends like a hidden argument (%s) shows as it is", async (secret, answer) => {
     const t = { run: () => answer };
     for (const isolation of ["none", "worker"] as const) {

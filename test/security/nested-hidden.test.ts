@@ -208,6 +208,27 @@ describe("a nested agent given hidden context", () => {
     expect(nested?.trace.turns.at(-1)?.prints.map(showStandIns)).toEqual([`{:cvv <hidden string from data/${key} :cvv> :last4 <hidden string from data/${key} :last4> :exp <hidden string from data/${key} :exp>}`]);
   });
 
+  it.each([["none", 5], ["worker", 2]] as const)("lists a caller's hidden keys without reading them (isolation %s, under %d reads a tool call)", async (isolation, most) => {
+    // A host getter that builds its value on each read (a lazily loaded list): each read is one
+    // more value to index. Listing the keys read every one of them: 8.65 and 2.95 reads a tool call.
+    let reads = 0;
+    const context = {
+      get _card() {
+        reads++;
+        return { cvv: "737", last4: "4242", exp: "01/29" };
+      },
+    };
+    const lookup = tool({ description: "A record.", input: z.object({ n: z.number() }), run: ({ n }) => ({ n, status: "ok" }) });
+    const child = SubAgent.create({ prompt: "Look up {{n}}.", tools: { lookup }, maxTurns: 1 });
+    const looker = SubAgent.asTool(child, { description: "Looks up.", input: z.object({ n: z.number() }) });
+    const parent = SubAgent.create({ prompt: "Go.", tools: { looker }, maxTurns: 1 });
+    const calls = 20;
+    const replies = [code("(println (tool/looker {:n 1}))"), code(`(return (count (for [i (range ${calls})] (tool/lookup {:n i}))))`)];
+    const step = await SubAgent.run(parent, { llm: scriptedLlm(replies), context, isolation });
+    expect(step.trace.turns[0].nested?.at(-1)?.ok).toBe(true);
+    expect(reads / calls).toBeLessThan(most);
+  });
+
   it("refuses an input with both key and _key, where a hidden key's value would be overwritten", () => {
     const child = SubAgent.create({ prompt: "Check the token {{token}}.", maxTurns: 1 });
     for (const input of [z.object({ token: z.unknown(), _token: z.unknown() }), z.object({ _token: z.unknown(), token: z.unknown() })]) {

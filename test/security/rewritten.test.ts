@@ -137,11 +137,13 @@ describe("a hidden argument sent back escaped", () => {
   /** `&`, `<`, `>`, `"` and `'` as HTML writes them. */
   const html = (s: string): string => s.replace(/[&<>"']/g, (ch) => ({ "&": "&amp;", "<": "&lt;", ">": "&gt;", '"': "&quot;", "'": "&#39;" })[ch] as string);
   const unescaped = (s: string): string => s.replace(/&(?:#(\d+)|#x([0-9a-fA-F]+)|(amp|lt|gt|quot|apos));/g, (_, d?: string, x?: string, n?: string) => (n !== undefined ? ({ amp: "&", lt: "<", gt: ">", quot: '"', apos: "'" })[n] as string : String.fromCodePoint(d !== undefined ? Number(d) : parseInt(x as string, 16)))).replace(/\\u([0-9a-fA-F]{4})/g, (_, h: string) => String.fromCharCode(parseInt(h, 16))).replace(/(?:%[0-9A-Fa-f]{2})+/g, (m) => { try { return decodeURIComponent(m); } catch { return m; } }).replace(/(?:(?:\\x)?[0-9a-fA-F]{2}[ :]?){8,}/g, (m) => Buffer.from(m.replace(/\\x|[ :]/g, ""), "hex").toString("utf8"));
-  /** Text with its accents folded away: a leak of a value is looked for in both as they would read it. */
+  /** Text with its accents folded away, as a search sends it back. */
   const unaccented = (s: string): string => s.normalize("NFD").replace(/\p{M}/gu, "").normalize("NFC");
+  /** Accents and compatibility forms (full-width `ｓ`, `𝐀`) folded away: a leak of a value is looked for in both as they would read it. */
+  const folded = (s: string): string => s.normalize("NFKD").replace(/\p{M}/gu, "").normalize("NFC");
   // Only fragments holding a letter or digit: separators and symbols before or after the hidden
   // stretch stay (`"aaaa<>'<"` shows its `<>'<`).
-  const leaked = (out: string, value: string): string[] => leaks(unaccented(unescaped(out)), new Set([...fragments([unaccented(value)])].filter((f) => /[\p{L}\p{N}]/u.test(f))));
+  const leaked = (out: string, value: string): string[] => leaks(folded(unescaped(out)), new Set([...fragments([folded(value)])].filter((f) => /[\p{L}\p{N}]/u.test(f))));
   const ENCODINGS: ReadonlyArray<[string, (s: string) => string]> = [
     ["as it is", (s) => s],
     ["URL-encoded", encodeURIComponent],
@@ -151,6 +153,7 @@ describe("a hidden argument sent back escaped", () => {
     ["upper-case decomposed", (s) => s.toUpperCase().normalize("NFD")],
     ["decomposed, ASCII JSON", (s) => asciiJson(s.normalize("NFD"))],
     ["accents folded", unaccented],
+    ["compatibility forms folded (NFKC)", (s) => s.normalize("NFKC")],
     ["HTML-escaped", html],
     ["HTML, ASCII only", (s) => html(s).replace(/[^\x20-\x7e]/gu, (ch) => `&#${ch.codePointAt(0)};`)],
     ["HTML, ASCII only in hex", (s) => html(s).replace(/[^\x20-\x7e]/gu, (ch) => `&#x${(ch.codePointAt(0) as number).toString(16)};`)],
@@ -164,7 +167,7 @@ describe("a hidden argument sent back escaped", () => {
     ["hex after a hex digit", (s) => `a${Buffer.from(s).toString("hex")}`],
   ];
 
-  it.each(ENCODINGS.flatMap(([how, encode]) => ["José García-Müller", "𝐀𝐁𝐂𝐃𝐄𝐅𝐆𝐇", "Ωμέγα Δέλτα Ψ", "Дмитрий Иванов", "山田太郎さん様です", `Tr0ub4dor&3-"horse's"`].map((v) => [how, v, encode] as const)))("%s: %s", (_how, value, encode) => {
+  it.each(ENCODINGS.flatMap(([how, encode]) => ["José García-Müller", "𝐀𝐁𝐂𝐃𝐄𝐅𝐆𝐇", "Ωμέγα Δέλτα Ψ", "Дмитрий Иванов", "山田太郎さん様です", `Tr0ub4dor&3-"horse's"`, "ｓｋ－ｌｉｖｅ－４ｆ３ｋ９ｑ８ｚ"].map((v) => [how, v, encode] as const)))("%s: %s", (_how, value, encode) => {
     const out = hide(`no account for "${encode(value)}" here`, [[value, "_name"]]);
     expect(out).toContain("<hidden string from data/_name>");
     expect(leaked(out, value)).toEqual([]);
