@@ -1845,14 +1845,14 @@ function compactText(text: string, breaks?: number[]): string {
       const low = code >= 0x41 && code <= 0x5a ? code + 0x20 : code;
       if ((low >= 0x61 && low <= 0x7a) || (low >= 0x30 && low <= 0x39)) out += String.fromCharCode(low);
       // Where a separator was dropped: a start of the compact form ending there is a word of the text.
-      else if (breaks !== undefined && out.length > 0 && breaks[breaks.length - 1] !== out.length) breaks.push(out.length);
+      else if (breaks !== undefined) noteBreak(breaks, out.length);
       i++;
     } else {
       const ch = String.fromCodePoint(t.codePointAt(i) as number);
       const f = foldedChar(ch);
       // A script written without spaces between words (東京都渋谷区神南…) may end a word at any of its characters.
       const unspaced = breaks !== undefined && UNSPACED.test(f);
-      if ((f === "" || unspaced) && breaks !== undefined && out.length > 0 && breaks[breaks.length - 1] !== out.length) breaks.push(out.length);
+      if (breaks !== undefined && (f === "" || unspaced)) noteBreak(breaks, out.length);
       out += f;
       if (unspaced) breaks?.push(out.length);
       i += ch.length;
@@ -1922,6 +1922,11 @@ const UTF8_MIN = [0, 0, 0x80, 0x800, 0x10000];
 /** ESCAPE where a scan stands. */
 const ESCAPE_AT = new RegExp(ESCAPE.source, "y");
 const NOT_ALNUM = /[^\p{L}\p{N}]/gu;
+
+/** Notes a word break at `at` characters of a compact text: none before its first character, none twice. */
+function noteBreak(breaks: number[], at: number): void {
+  if (at > 0 && breaks[breaks.length - 1] !== at) breaks.push(at);
+}
 
 /** A character of a script written without spaces between words. */
 const UNSPACED = /^[\p{sc=Han}\p{sc=Hiragana}\p{sc=Katakana}\p{sc=Thai}\p{sc=Lao}\p{sc=Khmer}\p{sc=Myanmar}]/u;
