@@ -26,8 +26,7 @@ export interface DataError {
   hint?: string;
 }
 
-/** One context key: its value, or the error reading it gives. */
-/** A key's value, or the error reading it gives and, for a hidden key, its readable parts (`readableParts`, for its records). */
+/** One context key: its value, or the error reading it gives and, for a hidden key, its readable parts (`readableParts`, for its records). */
 export type CtxEntry = readonly [key: string, value: Wire, error: DataError | null, parts?: readonly Wire[]];
 
 /** A memory entry sent as data, or to be defined again from its source (it holds a function). */

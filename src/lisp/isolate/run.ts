@@ -10,7 +10,7 @@ import { ABORTED, unlessAborted } from "../abort.js";
 import { boxed, Budget, ContextReader, contextValue, crossedSize, HELD_CALL, keepValue, ranWith, reporter, toHost, toLisp, UNKEPT_ARGS } from "../interop.js";
 import { MAX_TIMER_MS, resolveLimits, type Limits } from "../limits.js";
 import { hiddenKeys, hideQuoted, hideRewritten, isHiddenKey, Marks, meetsHidden, QUOTED_MIN, quotedForms, type SentBack, STAND_IN_OPEN } from "../marks.js";
-import { renewedKeys, sentBackSearch, type SentBackSearch } from "../sent-back.js";
+import { renewedKeys, sentBackSearch, type SentBackSearch, valueOf } from "../sent-back.js";
 import { readableParts } from "../shared-hidden.js";
 import { OutputBuffer } from "../output.js";
 import { quietly, timeoutError, whileWhole } from "../runtime.js";
@@ -343,14 +343,9 @@ function ctxEntries(ctx: Readonly<Record<string, unknown>>, limits: Limits, keys
 
 /** The parts of a hidden key the worker cannot take whole that can be read, for the records they hold (`readableParts`). */
 function partsOf(ctx: Readonly<Record<string, unknown>>, key: string, limits: Limits, writer: WireWriter): Wire[] {
-  let from: unknown;
-  try {
-    from = contextValue(ctx, key);
-  } catch {
-    return [];
-  }
   const parts: Wire[] = [];
-  for (const v of readableParts(from, (x) => toLisp(x, limits.maxNestingDepth, 0, `data/${key}`, new Budget(limits)))) {
+  // A key whose getter throws gives undefined, which holds no parts.
+  for (const v of readableParts(valueOf(ctx, key), (x) => toLisp(x, limits.maxNestingDepth, 0, `data/${key}`, new Budget(limits)))) {
     const w = writer.tryWrite(v);
     if (w !== undefined) parts.push(w);
   }
