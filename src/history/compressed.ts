@@ -13,9 +13,9 @@ import { type HistoryView, type LegendMode, summaryLegend, viewSystem } from "./
 import { payback } from "../compaction/payback.js";
 import { promptsLeft } from "./prompts-left.js";
 import { anthropicCache, providerPrice, readMultiplier, writeMultiplier, type ModelPrice } from "../compaction/prices.js";
-import { definitionLine, type Detail, holdsFunctions, isSmall, isWhole, learnedLines, noteLine, renderSummary, type RenderedSummary, type SummaryOptions, writtenOut } from "./summary.js";
+import { definitionLine, type Detail, holdsFunctions, isSmall, isWhole, learnedLines, noteLine, programForms, renderSummary, type RenderedSummary, type SummaryOptions, writtenOut } from "./summary.js";
 import { countTokens, TOKENS_PER_MESSAGE } from "../compaction/tokens.js";
-import { freeNames, read, showStandIns } from "../lisp/index.js";
+import { freeNames, showStandIns } from "../lisp/index.js";
 import { resolveViewOptions, type FullReason, type PromptView, type TurnPlace, type ViewInput, type ViewOptions, type ViewStats } from "./view.js";
 
 /** How one turn is rendered in the compressed view. */
@@ -277,7 +277,7 @@ function bodyReads(turn: Turn, d: DefinitionTrace): readonly string[] {
   let names = bodyCache.get(d);
   if (names === undefined) {
     const source = d.source?.trim();
-    bodyCache.set(d, (names = source === undefined ? [] : freeNames(enclosingForm(turn.program, source))));
+    bodyCache.set(d, (names = source === undefined ? [] : freeNames(enclosingForm(turn, source))));
   }
   return names;
 }
@@ -420,7 +420,7 @@ function functionSources(turn: Turn): string {
   let text = sourceTexts.get(turn);
   if (text === undefined) {
     const sources = new Set<string>();
-    if (turn.status === "ok") for (const d of turn.definitions) if ((d.kind === "function" || holdsFunctions(d)) && d.source !== undefined) sources.add(enclosingForm(turn.program, d.source.trim()));
+    if (turn.status === "ok") for (const d of turn.definitions) if ((d.kind === "function" || holdsFunctions(d)) && d.source !== undefined) sources.add(enclosingForm(turn, d.source.trim()));
     text = sources.size === 0 ? "" : `\`\`\`clojure\n${[...sources].join("\n")}\n\`\`\``;
     sourceTexts.set(turn, text);
   }
@@ -432,16 +432,11 @@ function functionSources(turn: Turn): string {
  * function's recorded source is its defn form: one defined inside a let showed `(defn tax [x] (min
  * cap (* x rate)))`, and the rate and cap it closes over were in no line of the prompt.
  */
-function enclosingForm(program: string | null, source: string): string {
+function enclosingForm(turn: Turn, source: string): string {
+  const program = turn.program;
   const at = program?.indexOf(source) ?? -1;
   if (program === null || at < 0) return source;
-  let forms;
-  try {
-    forms = read(program, 256);
-  } catch {
-    return source;
-  }
-  const form = forms.find((f) => f.loc.offset <= at && at + source.length <= f.loc.end);
+  const form = programForms(turn).find((f) => f.loc.offset <= at && at + source.length <= f.loc.end);
   return form === undefined ? source : program.slice(form.loc.offset, form.loc.end);
 }
 

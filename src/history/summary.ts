@@ -83,7 +83,7 @@ export function renderSummary(turn: Turn, ctx: SummaryContext, options: SummaryO
   const again = (d: DefinitionTrace): boolean => ctx.redefines?.has(d.name) ?? false;
   for (const d of turn.definitions) {
     if (d.kind !== "function" || (ctx.superseded?.has(d.name) ?? false)) continue;
-    const line = definitionLine(d, false, "none", options, again(d)) + (d.params === undefined ? madeBy(turn.program, d) : "");
+    const line = definitionLine(d, false, "none", options, again(d)) + (d.params === undefined ? madeBy(turn, d) : "");
     lines.push(line);
     bare.push(line);
   }
@@ -182,13 +182,14 @@ const madeByCache = new WeakMap<DefinitionTrace, string>();
  * it wraps was in any line. Empty for a definition inside another form (a `let`: its locals would
  * read as globals) or a long expression.
  */
-function madeBy(program: string | null, d: DefinitionTrace): string {
+function madeBy(turn: Turn, d: DefinitionTrace): string {
   let text = madeByCache.get(d);
   if (text !== undefined) return text;
   text = "";
   const source = d.source?.trim();
+  const program = turn.program;
   try {
-    const form = source === undefined || program === null ? undefined : read(program, 256).find((f) => program.slice(f.loc.offset, f.loc.end) === source);
+    const form = source === undefined || program === null ? undefined : programForms(turn).find((f) => program.slice(f.loc.offset, f.loc.end) === source);
     const def = form?.type === "list" ? form.items : [];
     const value = def.at(-1);
     if (def.length >= 3 && def[0].type === "symbol" && def[0].name === "def" && value !== undefined && source !== undefined) {
@@ -247,13 +248,13 @@ export function writtenOut(turn: Turn, d: DefinitionTrace): boolean {
   // (`(def sql "SELECT id, total FROM orders WHERE status = 'paid'")`) was in no line.
   if (!isSmall(d) && !(d.type === "string" && d.edn !== undefined && d.edn.length <= SMALL_EDN)) return false;
   let literals = programLiterals.get(turn);
-  if (literals === undefined) programLiterals.set(turn, (literals = literalsOf(turn.program)));
+  if (literals === undefined) programLiterals.set(turn, (literals = literalsOf(turn)));
   const v = literals.length === 0 ? undefined : ednValue(d.edn ?? "");
   return v !== undefined && literals.some((l) => equals(l, v));
 }
 
 /** The strings, vectors, maps and sets of constants a program writes, nested ones too (`[1 2]` in `{:a [1 2]}`). */
-function literalsOf(program: string): Value[] {
+function literalsOf(turn: Turn): Value[] {
   const out: Value[] = [];
   const walk = (f: Form): void => {
     if (f.type === "string") out.push(f.value);
@@ -263,12 +264,28 @@ function literalsOf(program: string): Value[] {
     }
     if ("items" in f) for (const x of f.items) walk(x);
   };
-  try {
-    for (const f of read(program, 256)) walk(f);
-  } catch {
-    // A program the reader rejects writes nothing out.
-  }
+  for (const f of programForms(turn)) walk(f);
   return out;
+}
+
+const formsOf = new WeakMap<Turn, readonly Form[]>();
+
+/**
+ * The top-level forms of a turn's program, read once per turn record for every line that looks at
+ * what it wrote (its literals, what a function was made from, the form a definition sits in); none
+ * for a program the reader rejects, which writes nothing out.
+ */
+export function programForms(turn: Turn): readonly Form[] {
+  let forms = formsOf.get(turn);
+  if (forms === undefined) {
+    try {
+      forms = turn.program === null ? [] : read(turn.program, 256);
+    } catch {
+      forms = [];
+    }
+    formsOf.set(turn, forms);
+  }
+  return forms;
 }
 
 const COLLECTION_TYPES: ReadonlySet<string> = new Set(["vector", "map", "set", "list"]);
